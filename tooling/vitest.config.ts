@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+/** The test config every package shares; a package passes only what differs. */
+export function getVitestConfig(options: { testTimeout?: number } = {}) {
+  return defineConfig({
+    test: {
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      environment: 'node',
+      testTimeout: options.testTimeout ?? 20_000,
+      hookTimeout: 60_000,
+      pool: 'forks',
+    },
+  });
+}
