@@ -1,1 +1,11 @@
-export {};
+export { RoundtableError, isRoundtableError } from './errors.js';
+export type { RoundtableErrorOptions } from './errors.js';
+export { JsonValueError, JsonErrorCodes, MAX_JSON_DEPTH, assertJson, isJson, isWellFormedString } from './json.js';
+export type { Json, JsonObject } from './json.js';
+export { canonicalJson } from './canonicalJson.js';
+export { digest } from './digest.js';
+export type { Digest } from './digest.js';
+export { sha256Hex } from './sha256.js';
+export { isIdentifier } from './identifier.js';
+export { jsonPointer } from './jsonPointer.js';
+export { utf8ByteLength, utf8Encode } from './utf8.js';
