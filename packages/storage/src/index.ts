@@ -1,1 +1,19 @@
-export {};
+export { StorageError, StorageErrorCodes, isStorageError } from './errors.js';
+export type { StorageErrorCode } from './errors.js';
+export { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
+export type { NewEvent, StoredEvent } from './events.js';
+export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
+export type { ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
+export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, isStreamId } from './validation.js';
+export {
+  appendBatchBytes,
+  corruptStream,
+  duplicateEventId,
+  eventPayloadBytes,
+  prepareAppend,
+  resolveAgainstHead,
+  resolveStorageOptions,
+  revisionConflict,
+} from './prepareAppend.js';
+export type { PreparedAppend, StorageConfig } from './prepareAppend.js';
+export { findKnownSecret } from './knownSecrets.js';

@@ -1,0 +1,172 @@
+import { canonicalJson, utf8ByteLength } from '@roundtable/core';
+import { StorageError } from './errors.js';
+import { ENVELOPE_VERSION } from './events.js';
+import type { NewEvent, StoredEvent } from './events.js';
+import type { StorageLimits, StorageOptions } from './storage.js';
+import { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
+import { assertNewEvent, assertRevision, assertStreamId, isStreamId } from './validation.js';
+import { findKnownSecret } from './knownSecrets.js';
+
+/** Storage options with defaults applied and checked; what adapters keep. */
+export interface StorageConfig {
+  readonly namespace: string;
+  readonly limits: StorageLimits;
+  readonly knownSecrets: readonly string[];
+}
+
+/** A batch that passed every check and is ready to write at `expectedRevision + 1 …`. */
+export interface PreparedAppend {
+  readonly streamId: string;
+  readonly expectedRevision: number;
+  /** The head after this batch is written. */
+  readonly nextHead: number;
+  /** Deep copies of the events as they will be stored; later edits of the caller's objects change nothing. */
+  readonly events: readonly StoredEvent[];
+  /** The canonical JSON of each stored event, what adapters write and compare. */
+  readonly texts: readonly string[];
+  readonly eventIds: readonly string[];
+}
+
+function badOption(message: string): StorageError {
+  return new StorageError('INVALID_STORAGE_OPTIONS', message);
+}
+
+function positiveLimit(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw badOption(`limits.${name} must be a positive safe integer.`);
+  return value;
+}
+
+/** Applies defaults to the options every adapter takes and checks them. */
+export function resolveStorageOptions(options: StorageOptions = {}): StorageConfig {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  if (!isStreamId(namespace)) throw badOption(`namespace ${JSON.stringify(namespace)} must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$.`);
+  const knownSecrets: unknown = options.knownSecrets ?? [];
+  if (!Array.isArray(knownSecrets) || knownSecrets.some((secret) => typeof secret !== 'string' || secret.length === 0)) {
+    throw badOption('knownSecrets must be an array of non-empty strings.');
+  }
+  return Object.freeze({
+    namespace,
+    limits: Object.freeze({
+      maxEventPayloadBytes: positiveLimit(options.limits?.maxEventPayloadBytes, DEFAULT_STORAGE_LIMITS.maxEventPayloadBytes, 'maxEventPayloadBytes'),
+      maxAppendBatchBytes: positiveLimit(options.limits?.maxAppendBatchBytes, DEFAULT_STORAGE_LIMITS.maxAppendBatchBytes, 'maxAppendBatchBytes'),
+    }),
+    knownSecrets: Object.freeze([...(knownSecrets as string[])]),
+  });
+}
+
+/** UTF-8 bytes of an event's canonical payload: what `maxEventPayloadBytes` limits. */
+export function eventPayloadBytes(event: Pick<NewEvent, 'payload'>): number {
+  return utf8ByteLength(canonicalJson(event.payload));
+}
+
+/** Sum of the UTF-8 bytes of each event's canonical JSON: what `maxAppendBatchBytes` limits. */
+export function appendBatchBytes(events: readonly NewEvent[]): number {
+  return events.reduce((sum, event) => sum + utf8ByteLength(canonicalJson(event)), 0);
+}
+
+/**
+ * Every check an append makes before it touches storage: stream id, expected revision, batch
+ * shape, each event's envelope, duplicate ids within the batch, limits and known secrets. It
+ * throws a typed StorageError or returns the batch ready to write. Adapters call this first,
+ * so nothing is ever half-written because of bad input.
+ */
+export function prepareAppend(config: StorageConfig, streamId: string, expectedRevision: number, events: readonly NewEvent[]): PreparedAppend {
+  assertStreamId(streamId);
+  assertRevision(expectedRevision, 'expectedRevision');
+  if (!Array.isArray(events) || events.length === 0) {
+    throw new StorageError('INVALID_STORED_VALUE', 'An append needs a non-empty array of events.');
+  }
+  const count = events.length;
+  if (Object.keys(events).length !== count) throw new StorageError('INVALID_STORED_VALUE', 'An append batch must not be sparse.');
+  if (!Number.isSafeInteger(expectedRevision + count)) throw new StorageError('INVALID_STORED_VALUE', 'The batch would pass the largest safe revision.');
+
+  const stored: StoredEvent[] = [];
+  const texts: string[] = [];
+  const eventIds: string[] = [];
+  const seen = new Set<string>();
+  let batchBytes = 0;
+  for (let index = 0; index < count; index++) {
+    const event: unknown = events[index];
+    assertNewEvent(event, `events[${index}]`);
+    if (seen.has(event.eventId)) {
+      throw new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(event.eventId)} appears twice in the batch.`, {
+        details: { eventId: event.eventId },
+      });
+    }
+    seen.add(event.eventId);
+    const payloadBytes = eventPayloadBytes(event);
+    if (payloadBytes > config.limits.maxEventPayloadBytes) {
+      throw new StorageError('STORAGE_LIMIT_EXCEEDED', `events[${index}] payload is ${payloadBytes} bytes, over the limit of ${config.limits.maxEventPayloadBytes}.`, {
+        details: { limit: 'maxEventPayloadBytes', bytes: payloadBytes, max: config.limits.maxEventPayloadBytes, index },
+      });
+    }
+    batchBytes += utf8ByteLength(canonicalJson(event));
+    const secretAt = findKnownSecret(event, config.knownSecrets);
+    if (secretAt !== null) {
+      throw new StorageError('KNOWN_SECRET', `events[${index}] contains a known secret (at ${secretAt || 'the event text'}); nothing was written.`, {
+        details: { index, path: secretAt },
+      });
+    }
+    const record: StoredEvent = {
+      envelopeVersion: ENVELOPE_VERSION,
+      streamId,
+      revision: expectedRevision + index + 1,
+      eventId: event.eventId,
+      type: event.type,
+      version: event.version,
+      timestamp: event.timestamp,
+      correlationId: event.correlationId,
+      causationId: event.causationId,
+      payload: event.payload,
+    };
+    const text = canonicalJson(record);
+    texts.push(text);
+    stored.push(JSON.parse(text) as StoredEvent);
+    eventIds.push(event.eventId);
+  }
+  if (batchBytes > config.limits.maxAppendBatchBytes) {
+    throw new StorageError('STORAGE_LIMIT_EXCEEDED', `The batch is ${batchBytes} bytes, over the limit of ${config.limits.maxAppendBatchBytes}.`, {
+      details: { limit: 'maxAppendBatchBytes', bytes: batchBytes, max: config.limits.maxAppendBatchBytes },
+    });
+  }
+  return { streamId, expectedRevision, nextHead: expectedRevision + count, events: stored, texts, eventIds };
+}
+
+/**
+ * The rule every adapter applies, under its own exclusion, once it knows the current head:
+ * - head equals the expected revision: go on (then check stream-wide duplicate ids);
+ * - the events already committed at expected+1 … expected+n are byte-identical to the batch: a
+ *   retry of a committed append, so return that batch's head and write nothing;
+ * - otherwise REVISION_CONFLICT with both revisions.
+ * `committedTexts` reads the canonical text of stored events in a revision range (inclusive).
+ */
+export async function resolveAgainstHead(
+  prepared: PreparedAppend,
+  head: number,
+  committedTexts: (from: number, to: number) => Promise<readonly string[]> | readonly string[],
+): Promise<'write' | number> {
+  if (head === prepared.expectedRevision) return 'write';
+  if (head >= prepared.nextHead) {
+    const committed = await committedTexts(prepared.expectedRevision + 1, prepared.nextHead);
+    if (committed.length === prepared.texts.length && committed.every((text, i) => text === prepared.texts[i])) return prepared.nextHead;
+  }
+  throw revisionConflict(prepared.expectedRevision, head);
+}
+
+export function revisionConflict(expectedRevision: number, actualRevision: number): StorageError {
+  return new StorageError('REVISION_CONFLICT', `Expected revision ${expectedRevision} but the stream is at ${actualRevision}.`, {
+    details: { expectedRevision, actualRevision },
+  });
+}
+
+export function duplicateEventId(eventId: string, streamId: string): StorageError {
+  return new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(eventId)} is already in stream ${streamId}.`, {
+    details: { eventId, streamId },
+  });
+}
+
+/** Reads of damaged data fail closed with this. */
+export function corruptStream(streamId: string, message: string, cause?: unknown): StorageError {
+  return new StorageError('CORRUPT_EVENT_STREAM', `Stream ${streamId} is damaged: ${message}`, { details: { streamId }, cause });
+}

@@ -1,0 +1,45 @@
+import type { NewEvent, StoredEvent } from './events.js';
+
+/** Where a storage instance keeps its data; part of what makes room files and runs distinct. */
+export interface StorageIdentity {
+  readonly adapter: string;
+  readonly version: string;
+  readonly namespace: string;
+  readonly location: string;
+}
+
+export interface ReadOptions {
+  /** Only events with a revision greater than this (default 0: the whole stream). */
+  readonly after?: number;
+}
+
+/**
+ * The storage port. One run is one stream; revisions start at 1 and have no gaps; `append` is
+ * all-or-nothing and optimistic on `expectedRevision`.
+ */
+export interface RunStorage {
+  readonly identity: StorageIdentity;
+  head(streamId: string): Promise<number>;
+  read(streamId: string, options?: ReadOptions): AsyncIterable<StoredEvent>;
+  append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number>;
+  streams(): AsyncIterable<{ streamId: string; head: number }>;
+  close(): Promise<void>;
+}
+
+export interface StorageLimits {
+  /** Largest canonical JSON payload of one event, in UTF-8 bytes (default 262,144). */
+  readonly maxEventPayloadBytes: number;
+  /** Largest sum of the canonical JSON of a batch's events, in UTF-8 bytes (default 1,048,576). */
+  readonly maxAppendBatchBytes: number;
+}
+
+/** Options every adapter takes. */
+export interface StorageOptions {
+  readonly namespace?: string;
+  readonly limits?: Partial<StorageLimits>;
+  /** Strings that must never be written: an append containing one is refused with KNOWN_SECRET. */
+  readonly knownSecrets?: readonly string[];
+}
+
+export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_STORAGE_LIMITS: StorageLimits = Object.freeze({ maxEventPayloadBytes: 262_144, maxAppendBatchBytes: 1_048_576 });

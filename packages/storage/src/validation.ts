@@ -1,0 +1,95 @@
+import { assertJson, isIdentifier, isRoundtableError, utf8ByteLength } from '@roundtable/core';
+import { StorageError } from './errors.js';
+import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
+import type { NewEvent, StoredEvent } from './events.js';
+
+const STREAM_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const MAX_ID_BYTES = 256;
+
+function invalid(message: string, details: Record<string, unknown> = {}): StorageError {
+  return new StorageError('INVALID_STORED_VALUE', message, { details });
+}
+
+/** True when `value` is a stream id: `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. */
+export function isStreamId(value: unknown): value is string {
+  return typeof value === 'string' && STREAM_ID.test(value);
+}
+
+export function assertStreamId(value: unknown): asserts value is string {
+  if (!isStreamId(value)) throw invalid(`Stream id ${JSON.stringify(value)} must match ${STREAM_ID.source}.`, { field: 'streamId' });
+}
+
+/** A revision as `append` takes it: a non-negative safe integer (0 is the empty stream). */
+export function assertRevision(value: unknown, field: string): asserts value is number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw invalid(`${field} must be a non-negative safe integer, got ${String(value)}.`, { field });
+  }
+}
+
+function isEventIdentifier(value: unknown): value is string {
+  return isIdentifier(value) && utf8ByteLength(value) <= MAX_ID_BYTES;
+}
+
+function isTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string' || !TIMESTAMP.test(value)) return false;
+  const time = Date.parse(value);
+  return Number.isFinite(time) && new Date(time).toISOString() === value;
+}
+
+function hasExactKeys(value: object, keys: readonly string[]): boolean {
+  const own = Object.keys(value);
+  return own.length === keys.length && keys.every((key) => Object.prototype.hasOwnProperty.call(value, key));
+}
+
+/** Checks the fields every event shares, for a new event or the new-event part of a stored one. */
+function assertEventFields(event: Record<string, unknown>, where: string): void {
+  const fail = (field: string, rule: string) => invalid(`${where}: ${field} ${rule}.`, { field });
+  if (!isEventIdentifier(event.eventId)) throw fail('eventId', 'must be an identifier of at most 256 UTF-8 bytes');
+  if (!isEventIdentifier(event.type)) throw fail('type', 'must be an identifier of at most 256 UTF-8 bytes');
+  if (typeof event.version !== 'number' || !Number.isSafeInteger(event.version) || event.version < 1) {
+    throw fail('version', 'must be a positive safe integer');
+  }
+  if (!isTimestamp(event.timestamp)) throw fail('timestamp', 'must be a UTC time written YYYY-MM-DDTHH:MM:SS.mmmZ');
+  if (!isEventIdentifier(event.correlationId)) throw fail('correlationId', 'must be an identifier of at most 256 UTF-8 bytes');
+  if (event.causationId !== null && !isEventIdentifier(event.causationId)) {
+    throw fail('causationId', 'must be null or an identifier of at most 256 UTF-8 bytes');
+  }
+  try {
+    assertJson(event.payload);
+  } catch (error) {
+    if (!isRoundtableError(error)) throw error;
+    throw invalid(`${where}: payload is not JSON: ${error.message}`, { field: 'payload', cause: error.details });
+  }
+}
+
+/** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
+export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object.`);
+  if (!hasExactKeys(value, NEW_EVENT_KEYS)) throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
+  assertEventFields(value as Record<string, unknown>, where);
+}
+
+/**
+ * Checks a value read back from storage. An `envelopeVersion` other than 1 is
+ * UNSUPPORTED_ENVELOPE_VERSION; anything else that is off is INVALID_STORED_VALUE. Adapters turn
+ * the latter into CORRUPT_EVENT_STREAM when it comes from damaged data.
+ */
+export function assertStoredEvent(value: unknown, expected?: { streamId: string; revision: number }): asserts value is StoredEvent {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('Stored event must be an object.');
+  const event = value as Record<string, unknown>;
+  if (event.envelopeVersion !== ENVELOPE_VERSION) {
+    throw new StorageError('UNSUPPORTED_ENVELOPE_VERSION', `Envelope version ${JSON.stringify(event.envelopeVersion)} is not supported (only 1).`, {
+      details: { envelopeVersion: event.envelopeVersion ?? null },
+    });
+  }
+  if (!hasExactKeys(event, STORED_EVENT_KEYS)) throw invalid(`Stored event must have exactly the fields ${STORED_EVENT_KEYS.join(', ')}.`);
+  if (!isStreamId(event.streamId)) throw invalid('Stored event has an invalid streamId.', { field: 'streamId' });
+  if (typeof event.revision !== 'number' || !Number.isSafeInteger(event.revision) || event.revision < 1) {
+    throw invalid('Stored event revision must be a positive safe integer.', { field: 'revision' });
+  }
+  assertEventFields(event, `stored event ${event.streamId}@${event.revision}`);
+  if (expected && (event.streamId !== expected.streamId || event.revision !== expected.revision)) {
+    throw invalid(`Stored event is ${event.streamId}@${event.revision}, expected ${expected.streamId}@${expected.revision}.`);
+  }
+}
