@@ -1,1 +1,51 @@
-export {};
+export { GraphErrorCodes, GraphValidationError, GraphValidationIssueSchema, isGraphValidationError } from './errors.js';
+export type { GraphErrorCode, GraphValidationIssue } from './errors.js';
+export { GraphDefinitionSchema, GraphEdgeSchema, GraphNodeSchema, IdentifierSchema, validateGraphDefinition } from './graphDefinition.js';
+export type { GraphDefinition, GraphEdge, GraphNode } from './graphDefinition.js';
+export { GraphEventSchema } from './graphEvent.js';
+export type { GraphEvent } from './graphEvent.js';
+export {
+  CompleteCommandSchema,
+  DispatchCommandSchema,
+  FailCommandSchema,
+  GraphCommandSchema,
+  PauseCommandSchema,
+  TerminalCommandSchema,
+} from './graphCommand.js';
+export type { CompleteCommand, DispatchCommand, FailCommand, GraphCommand, PauseCommand, TerminalCommand } from './graphCommand.js';
+export type { GraphType, GraphTypeFunctions } from './graphType.js';
+export { compileGraph } from './compileGraph.js';
+export type { CompiledGraph } from './compileGraph.js';
+export { TEAM_GRAPH_KIND, TEAM_GRAPH_VERSION, teamGraphType } from './teamGraphType.js';
+export { TeamFailureCodes } from './teamFailureCodes.js';
+export type { TeamFailureCode } from './teamFailureCodes.js';
+export {
+  TeamCommunicationSchema,
+  TeamDefinitionSchema,
+  TeamDispatchInputSchema,
+  TeamGraphDataSchema,
+  TeamGraphResultSchema,
+  TeamMessageSchema,
+  TeamNodeDataSchema,
+  TeamPostSchema,
+  TeamRoomSchema,
+  TeamTurnResultSchema,
+} from './teamSchemas.js';
+export type {
+  TeamCommunication,
+  TeamDefinition,
+  TeamDispatchInput,
+  TeamGraphData,
+  TeamGraphResult,
+  TeamMessage,
+  TeamNodeData,
+  TeamPost,
+  TeamRoom,
+  TeamTurnResult,
+} from './teamSchemas.js';
+export { teamMembers, teamMessages, teamPosition } from './teamState.js';
+export type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
+export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } from './graphExecutionError.js';
+export type { GraphExecutionErrorCode } from './graphExecutionError.js';
+export { GRAPH_EVENT_VERSION, GraphEventTypes, RunRecordFolder, parseRunStartedEvent, runStartedPayload } from './runRecord.js';
+export type { OpenAttempt, RecordedEvent, StoredRunDefinition } from './runRecord.js';

@@ -1,0 +1,99 @@
+import { canonicalJson, digest, isIdentifier } from '@roundtable/core';
+import type { Digest, Json } from '@roundtable/core';
+import { GraphErrorCodes, GraphValidationError, graphIssue } from './errors.js';
+import type { GraphValidationIssue } from './errors.js';
+import { validateGraphCommands } from './graphCommand.js';
+import type { GraphCommand } from './graphCommand.js';
+import { validateGraphDefinition } from './graphDefinition.js';
+import type { GraphDefinition } from './graphDefinition.js';
+import { checkGraphEvent } from './graphEvent.js';
+import type { GraphEvent } from './graphEvent.js';
+import type { GraphType, GraphTypeFunctions } from './graphType.js';
+import { copyFrozenJson, isPositiveSafeInteger, isRecord } from './json.js';
+
+/** A definition compiled by its graph type, with every function checked at the boundary. */
+export interface CompiledGraph<State> {
+  readonly kind: string;
+  readonly typeVersion: number;
+  readonly definition: {
+    /** A deep-frozen copy of the definition: later edits to the caller's value change nothing. */
+    readonly value: GraphDefinition;
+    readonly canonicalJson: string;
+    readonly digest: Digest;
+  };
+  readonly initialState: () => State;
+  /** Throws `GraphValidationError` INVALID_GRAPH_TYPE unless `event` is exactly `{ type, version, payload }`. */
+  readonly reduce: (state: State, event: GraphEvent) => State;
+  /** Throws `GraphValidationError` INVALID_GRAPH_COMMAND if the graph type returns an invalid list. */
+  readonly decide: (state: State) => GraphCommand[];
+  readonly describe: () => Json;
+  /** Present when the graph type validates node results. */
+  readonly validateNodeResult?: (nodeId: string, result: unknown) => GraphValidationIssue | null;
+}
+
+function graphTypeIssues(type: unknown): GraphValidationIssue[] {
+  const code = GraphErrorCodes.INVALID_GRAPH_TYPE;
+  if (!isRecord(type)) return [graphIssue(code, '', 'A graph type must be an object { kind, version, compile }.')];
+  const issues: GraphValidationIssue[] = [];
+  if (!isIdentifier(type['kind'])) issues.push(graphIssue(code, '/kind', 'A graph type kind must be an identifier.'));
+  if (!isPositiveSafeInteger(type['version'])) issues.push(graphIssue(code, '/version', 'A graph type version must be a positive safe integer.'));
+  if (typeof type['compile'] !== 'function') issues.push(graphIssue(code, '/compile', 'A graph type must have a compile function.'));
+  return issues;
+}
+
+function compiledFunctionIssues(functions: unknown): GraphValidationIssue[] {
+  const code = GraphErrorCodes.INVALID_GRAPH_TYPE;
+  if (!isRecord(functions)) return [graphIssue(code, '', 'compile must return an object of functions.')];
+  const issues: GraphValidationIssue[] = [];
+  for (const name of ['initialState', 'reduce', 'decide', 'describe']) {
+    if (typeof functions[name] !== 'function') issues.push(graphIssue(code, `/${name}`, `compile must return a ${name} function.`));
+  }
+  const validate = functions['validateNodeResult'];
+  if (validate !== undefined && typeof validate !== 'function') {
+    issues.push(graphIssue(code, '/validateNodeResult', 'validateNodeResult must be a function when present.'));
+  }
+  return issues;
+}
+
+function throwIfAny(issues: GraphValidationIssue[]): void {
+  if (issues.length > 0) throw new GraphValidationError(issues);
+}
+
+/**
+ * Validates `definition` (every issue, SPEC §3 codes), freezes a deep copy of it, compiles it
+ * with `type` and wraps the resulting functions so that events going in and commands coming out
+ * are checked.
+ */
+export function compileGraph<State>(type: GraphType<State>, definition: GraphDefinition): CompiledGraph<State> {
+  throwIfAny(graphTypeIssues(type));
+  throwIfAny(validateGraphDefinition(definition));
+  const value = copyFrozenJson(definition as Json) as GraphDefinition;
+  const functions: GraphTypeFunctions<State> = type.compile(value);
+  throwIfAny(compiledFunctionIssues(functions));
+  const nodeIds: ReadonlySet<string> = new Set(value.nodes.map((node) => node.id));
+  const validate = functions.validateNodeResult;
+
+  const reduce = (state: State, event: GraphEvent): State => {
+    const issue = checkGraphEvent(event);
+    if (issue !== null) throw new GraphValidationError([issue]);
+    return functions.reduce(state, event);
+  };
+  const decide = (state: State): GraphCommand[] => {
+    const commands = functions.decide(state);
+    throwIfAny(validateGraphCommands(commands, nodeIds));
+    return commands;
+  };
+  const compiled: CompiledGraph<State> = {
+    kind: type.kind,
+    typeVersion: type.version,
+    definition: Object.freeze({ value, canonicalJson: canonicalJson(value), digest: digest(value) }),
+    initialState: () => functions.initialState(),
+    reduce,
+    decide,
+    describe: () => functions.describe(),
+    ...(validate === undefined
+      ? {}
+      : { validateNodeResult: (nodeId: string, result: unknown) => validate.call(functions, nodeId, result) }),
+  };
+  return Object.freeze(compiled);
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { GraphEdgeSchema, IdentifierSchema } from './graphDefinition.js';
+import { JsonValueSchema } from './json.js';
+
+/** Positive safe integer: 0, -1, 1.5 and 2^53 are refused. */
+const LimitSchema = z.number().int().positive();
+
+export const TeamRoomSchema = z.strictObject({
+  /** Any identifier; never used to build a path. */
+  id: IdentifierSchema,
+  /** Distinct declared member ids. */
+  members: z.array(z.string()),
+});
+
+export const TeamCommunicationSchema = z.strictObject({
+  rooms: z.array(TeamRoomSchema),
+  /** How many recent messages of each of its rooms a member's input holds. */
+  tailMessages: LimitSchema,
+});
+
+export const TeamGraphDataSchema = z.strictObject({
+  task: z.string(),
+  globalConcurrency: LimitSchema,
+  maxTurnsPerMember: LimitSchema,
+  communication: TeamCommunicationSchema.optional(),
+});
+
+export const TeamNodeDataSchema = z.strictObject({
+  role: z.string(),
+  brief: z.string(),
+  /** Absent means true: the member is queued for a turn when the run starts. */
+  initialTurn: z.boolean().optional(),
+});
+
+/** The definition of a team: a graph definition with team data, member nodes and no edges. */
+export const TeamDefinitionSchema = z.strictObject({
+  id: IdentifierSchema,
+  definitionVersion: z.number().int().positive(),
+  data: TeamGraphDataSchema,
+  nodes: z.array(z.strictObject({ id: IdentifierSchema, data: TeamNodeDataSchema })),
+  edges: z.array(GraphEdgeSchema).max(0),
+});
+
+/** One message a member posts with its turn result. Unknown fields are refused: they would be lost. */
+export const TeamPostSchema = z.strictObject({
+  roomId: z.string(),
+  text: z.string(),
+  mentions: z.array(z.string()),
+});
+
+/**
+ * What a member returns from a turn. `validateNodeResult` also accepts (JSON) fields beyond
+ * these and the team keeps them with the result; parsing with this schema strips them, as zod
+ * objects do. A plain object schema keeps the inferred type assignable to `Json`.
+ */
+export const TeamTurnResultSchema = z.object({
+  summary: z.string(),
+  data: JsonValueSchema.optional(),
+  posts: z.array(TeamPostSchema).optional(),
+});
+
+/** A saved message: a post plus who sent it, from which turn, and its id `<position>/<postIndex>`. */
+export const TeamMessageSchema = z.strictObject({
+  id: z.string(),
+  roomId: z.string(),
+  text: z.string(),
+  mentions: z.array(z.string()),
+  sender: z.string(),
+  position: z.string(),
+});
+
+/** The input of one member turn. */
+export const TeamDispatchInputSchema = z.strictObject({
+  task: z.string(),
+  role: z.string(),
+  brief: z.string(),
+  /** This member's own previous result, or null on its first turn. */
+  result: TeamTurnResultSchema.nullable(),
+  messages: z.array(TeamMessageSchema),
+});
+
+/** The output of a completed team run. */
+export const TeamGraphResultSchema = z.strictObject({
+  task: z.string(),
+  agents: z.array(z.strictObject({ name: z.string(), role: z.string(), result: TeamTurnResultSchema.nullable() })),
+});
+
+export type TeamRoom = z.infer<typeof TeamRoomSchema>;
+export type TeamCommunication = z.infer<typeof TeamCommunicationSchema>;
+export type TeamGraphData = z.infer<typeof TeamGraphDataSchema>;
+export type TeamNodeData = z.infer<typeof TeamNodeDataSchema>;
+export type TeamDefinition = z.infer<typeof TeamDefinitionSchema>;
+export type TeamPost = z.infer<typeof TeamPostSchema>;
+export type TeamTurnResult = z.infer<typeof TeamTurnResultSchema>;
+export type TeamMessage = z.infer<typeof TeamMessageSchema>;
+export type TeamDispatchInput = z.infer<typeof TeamDispatchInputSchema>;
+export type TeamGraphResult = z.infer<typeof TeamGraphResultSchema>;

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { isGraphValidationError, teamMembers, teamMessages, teamPosition } from './index.js';
+import type { TeamState } from './index.js';
+import { compileTeam, events, fold, post, team } from './testing/teamFixtures.js';
+
+const graph = compileTeam(
+  team({
+    members: [{ id: 'a' }, { id: 'b', initialTurn: false }],
+    rooms: [
+      { id: 'one', members: ['a', 'b'] },
+      { id: 'two', members: ['a'] },
+    ],
+  }),
+);
+
+function texts(state: TeamState, roomId?: string): string[] {
+  return teamMessages(state, roomId).map((message) => message.text);
+}
+
+describe('teamPosition', () => {
+  it('is team/<memberId>/<turn>', () => {
+    expect(teamPosition('writer', 1)).toBe('team/writer/1');
+    expect(teamPosition('a b/c', 12)).toBe('team/a b/c/12');
+  });
+});
+
+describe('teamMessages and teamMembers', () => {
+  const state = fold(graph, [
+    events.dispatched('a', 1),
+    events.completed('a', 1, { summary: 's', posts: [post('one', '1'), post('two', '2'), post('one', '3', ['b'])] }),
+  ]);
+
+  it('lists all messages, or one room messages, in saved order', () => {
+    expect(texts(state)).toEqual(['1', '2', '3']);
+    expect(texts(state, 'one')).toEqual(['1', '3']);
+    expect(texts(state, 'two')).toEqual(['2']);
+  });
+
+  it('throws INVALID_TEAM for an undeclared room', () => {
+    expect(() => teamMessages(state, 'three')).toThrow(expect.objectContaining({ code: 'INVALID_TEAM' }) as Error);
+    try {
+      teamMessages(state, 'three');
+    } catch (error) {
+      expect(isGraphValidationError(error, 'INVALID_TEAM')).toBe(true);
+    }
+  });
+
+  it('lists members in declaration order, frozen', () => {
+    expect(teamMembers(state).map((member) => member.id)).toEqual(['a', 'b']);
+    expect(Object.isFrozen(teamMembers(state))).toBe(true);
+    expect(Object.isFrozen(teamMembers(state)[1]!.triggers)).toBe(true);
+  });
+
+  it('returns copies: changing a returned list changes nothing', () => {
+    const list = teamMessages(state) as unknown[];
+    list.length = 0;
+    expect(texts(state)).toEqual(['1', '2', '3']);
+  });
+});
+
+describe('older states stay valid', () => {
+  it('keeps each state view when later states append messages', () => {
+    const s1 = fold(graph, [events.dispatched('a', 1), events.completed('a', 1, { summary: 's', posts: [post('one', 'first', ['b'])] })]);
+    const s2 = fold(graph, [events.dispatched('b', 1), events.completed('b', 1, { summary: 's', posts: [post('one', 'second', ['a'])] })], s1);
+    expect(texts(s1)).toEqual(['first']);
+    expect(texts(s1, 'one')).toEqual(['first']);
+    expect(texts(s2)).toEqual(['first', 'second']);
+  });
+
+  it('branches correctly when an older state is reduced again', () => {
+    const base = fold(graph, [events.dispatched('a', 1), events.completed('a', 1, { summary: 's', posts: [post('one', 'base', ['b'])] })]);
+    const dispatched = graph.reduce(base, events.dispatched('b', 1));
+    const left = graph.reduce(dispatched, events.completed('b', 1, { summary: 'l', posts: [post('one', 'left', ['a'])] }));
+    const right = graph.reduce(dispatched, events.completed('b', 1, { summary: 'r', posts: [post('one', 'right', ['b'])] }));
+    const leftAgain = graph.reduce(left, events.dispatched('a', 2));
+    const leftMore = graph.reduce(leftAgain, events.completed('a', 2, { summary: 'l2', posts: [post('two', 'left 2')] }));
+    const rightMore = graph.reduce(graph.reduce(right, events.dispatched('b', 2)), events.completed('b', 2, { summary: 'r2', posts: [post('one', 'right 2')] }));
+
+    expect(texts(base)).toEqual(['base']);
+    expect(texts(left)).toEqual(['base', 'left']);
+    expect(texts(right)).toEqual(['base', 'right']);
+    expect(texts(leftMore)).toEqual(['base', 'left', 'left 2']);
+    expect(texts(rightMore)).toEqual(['base', 'right', 'right 2']);
+    expect(texts(rightMore, 'one')).toEqual(['base', 'right', 'right 2']);
+    expect(texts(leftMore, 'two')).toEqual(['left 2']);
+    expect(texts(rightMore, 'two')).toEqual([]);
+    expect(teamMembers(right)[1]!.result).toEqual({ summary: 'r', posts: [post('one', 'right', ['b'])] });
+  });
+
+  it('finds triggers in the right branch when a branch reuses a message id', () => {
+    const trio = compileTeam(team({ members: [{ id: 'a' }, { id: 'b', initialTurn: false }, { id: 'c', initialTurn: false }], tailMessages: 1 }));
+    const dispatched = trio.reduce(trio.initialState(), events.dispatched('a', 1));
+    const toB = trio.reduce(dispatched, events.completed('a', 1, { summary: 's', posts: [post('all', 'for b', ['b']), post('all', 'filler')] }));
+    const toC = trio.reduce(dispatched, events.completed('a', 1, { summary: 's', posts: [post('all', 'for c', ['c']), post('all', 'filler')] }));
+    const inputText = (state: TeamState) =>
+      trio.decide(state).flatMap((command) => (command.kind === 'dispatch' ? [(command.input as { messages: { text: string }[] }).messages.map((m) => m.text)] : []));
+    expect(inputText(toB)).toEqual([['for b', 'filler']]);
+    expect(inputText(toC)).toEqual([['for c', 'filler']]);
+  });
+});

@@ -1,0 +1,72 @@
+import { MAX_JSON_DEPTH, jsonPointer } from '@roundtable/core';
+import { GraphErrorCodes, graphIssue } from './errors.js';
+import type { GraphValidationIssue } from './errors.js';
+import { findJsonProblem, hasOwn, isRecord, jsonHeight } from './json.js';
+import type { TeamPlan } from './teamPlan.js';
+
+const POST_KEYS = ['roomId', 'text', 'mentions'];
+
+/**
+ * How deeply a result may nest. The final answer holds each result three levels down
+ * (`/agents/<i>/result`), and that answer must itself be JSON (at most 256 levels).
+ */
+export const MAX_TEAM_RESULT_NESTING = MAX_JSON_DEPTH - 3;
+
+function invalid(path: string, message: string): GraphValidationIssue {
+  return graphIssue(GraphErrorCodes.RESULT_INVALID, path, message);
+}
+
+function postIssue(plan: TeamPlan, sender: string, post: unknown, path: string): GraphValidationIssue | null {
+  if (!isRecord(post)) return invalid(path, 'A post must be an object { roomId, text, mentions }.');
+  const extra = Object.keys(post).find((key) => !POST_KEYS.includes(key));
+  if (extra !== undefined) return invalid(jsonPointer(path, extra), `Unknown post field "${extra}".`);
+  const roomId = post['roomId'];
+  const roomIndex = typeof roomId === 'string' ? plan.roomIndex.get(roomId) : undefined;
+  const room = roomIndex === undefined ? undefined : plan.rooms[roomIndex];
+  if (room === undefined) return invalid(`${path}/roomId`, 'A post must name a declared room.');
+  if (!room.memberSet.has(sender)) return invalid(`${path}/roomId`, `Member "${sender}" is not in room "${room.id}".`);
+  if (typeof post['text'] !== 'string') return invalid(`${path}/text`, 'Post text must be a string.');
+  const mentions = post['mentions'];
+  if (!Array.isArray(mentions)) return invalid(`${path}/mentions`, 'Post mentions must be an array of member ids.');
+  for (let index = 0; index < mentions.length; index++) {
+    const mention: unknown = mentions[index];
+    if (typeof mention !== 'string' || !room.memberSet.has(mention)) {
+      return invalid(`${path}/mentions/${index}`, `A mention must name a member of room "${room.id}".`);
+    }
+  }
+  return null;
+}
+
+/**
+ * Checks a member's turn result against SPEC §3.1: null when it is valid, otherwise the first
+ * problem (code RESULT_INVALID). One bad post rejects the whole result.
+ */
+export function validateTeamTurnResult(plan: TeamPlan, memberId: string, result: unknown): GraphValidationIssue | null {
+  if (typeof memberId !== 'string' || !plan.memberIndex.has(memberId)) {
+    return invalid('', `${JSON.stringify(String(memberId))} is not a member of this team.`);
+  }
+  if (!isRecord(result)) return invalid('', 'A turn result must be an object { summary, data?, posts? }.');
+  if (typeof result['summary'] !== 'string') return invalid('/summary', 'A turn result needs a string "summary".');
+  if (hasOwn(result, 'data')) {
+    const problem = findJsonProblem(result['data']);
+    if (problem !== null) return invalid(`/data${problem.path}`, problem.message);
+  }
+  if (hasOwn(result, 'posts')) {
+    const posts = result['posts'];
+    if (!Array.isArray(posts)) return invalid('/posts', '"posts" must be an array when present.');
+    if (!plan.communicates) return invalid('/posts', 'This team declares no communication, so a result cannot have posts.');
+    for (let index = 0; index < posts.length; index++) {
+      const issue = postIssue(plan, memberId, posts[index], `/posts/${index}`);
+      if (issue !== null) return issue;
+    }
+  }
+  const height = jsonHeight(result);
+  if (height < 0) {
+    const problem = findJsonProblem(result);
+    return invalid(problem?.path ?? '', problem?.message ?? 'A turn result must be a JSON value.');
+  }
+  if (height > MAX_TEAM_RESULT_NESTING) {
+    return invalid('', `A turn result may nest at most ${MAX_TEAM_RESULT_NESTING} levels, so that the team's final answer stays JSON.`);
+  }
+  return null;
+}

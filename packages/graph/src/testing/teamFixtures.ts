@@ -1,0 +1,87 @@
+// Shared fixtures of this package's tests. Not exported from the package entry.
+import { compileGraph, teamGraphType, teamPosition } from '../index.js';
+import type { CompiledGraph, DispatchCommand, GraphEvent, TeamDefinition, TeamPost, TeamState } from '../index.js';
+import type { Json } from '@roundtable/core';
+
+/** The seed's release team: a writer (initial turn) and a reviewer (no initial turn) in room `review`. */
+export function seedTeam(): TeamDefinition {
+  return {
+    id: 'release-team',
+    definitionVersion: 1,
+    data: {
+      task: 'Write the release notes.',
+      globalConcurrency: 2,
+      maxTurnsPerMember: 2,
+      communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: 3 },
+    },
+    nodes: [
+      { id: 'writer', data: { role: 'writer', brief: 'Draft the notes and ask for a review.' } },
+      { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
+    ],
+    edges: [],
+  };
+}
+
+/** A team of the given members, all in one room `all` (unless `rooms` is given). */
+export function team(options: {
+  members: { id: string; initialTurn?: boolean }[];
+  rooms?: { id: string; members: string[] }[] | null;
+  globalConcurrency?: number;
+  maxTurnsPerMember?: number;
+  tailMessages?: number;
+}): TeamDefinition {
+  const rooms = options.rooms === undefined ? [{ id: 'all', members: options.members.map((member) => member.id) }] : options.rooms;
+  return {
+    id: 'team',
+    definitionVersion: 1,
+    data: {
+      task: 'task',
+      globalConcurrency: options.globalConcurrency ?? 10,
+      maxTurnsPerMember: options.maxTurnsPerMember ?? 5,
+      ...(rooms === null ? {} : { communication: { rooms, tailMessages: options.tailMessages ?? 10 } }),
+    },
+    nodes: options.members.map((member) => ({
+      id: member.id,
+      data: { role: `${member.id}-role`, brief: `${member.id}-brief`, ...(member.initialTurn === undefined ? {} : { initialTurn: member.initialTurn }) },
+    })),
+    edges: [],
+  };
+}
+
+export function compileTeam(definition: TeamDefinition): CompiledGraph<TeamState> {
+  return compileGraph(teamGraphType, definition);
+}
+
+export function post(roomId: string, text: string, mentions: string[] = []): TeamPost {
+  return { roomId, text, mentions };
+}
+
+export function event(type: string, payload: Json): GraphEvent {
+  return { type: `graph:${type}`, version: 1, payload };
+}
+
+export const events = {
+  dispatched: (nodeId: string, turn: number) => event('node-dispatched', { nodeId, position: teamPosition(nodeId, turn) }),
+  completed: (nodeId: string, turn: number, result: unknown) =>
+    event('node-completed', { nodeId, position: teamPosition(nodeId, turn), result: result as Json }),
+  failed: (nodeId: string, turn: number, code = 'EFFECT_FAILED') =>
+    event('node-failed', { nodeId, position: teamPosition(nodeId, turn), code, message: 'boom' }),
+  paused: (nodeId: string, turn: number, reason = 'approval') =>
+    event('node-paused', { nodeId, position: teamPosition(nodeId, turn), reason, request: null }),
+  resumed: (nodeId: string, turn: number) => event('node-resumed', { nodeId, position: teamPosition(nodeId, turn), value: null }),
+};
+
+export function fold(graph: CompiledGraph<TeamState>, list: readonly GraphEvent[], from = graph.initialState()): TeamState {
+  return list.reduce((state, next) => graph.reduce(state, next), from);
+}
+
+/** Folds the dispatch events of what `decide` returns; returns the new state and the dispatched positions. */
+export function dispatchBatch(graph: CompiledGraph<TeamState>, state: TeamState): { state: TeamState; dispatched: DispatchCommand[] } {
+  const commands = graph.decide(state);
+  const dispatched = commands.flatMap((command) => (command.kind === 'dispatch' ? [command] : []));
+  const next = dispatched.reduce(
+    (current, command) => graph.reduce(current, event('node-dispatched', { nodeId: command.nodeId, position: command.position })),
+    state,
+  );
+  return { state: next, dispatched };
+}
