@@ -1,1 +1,4 @@
-export {};
+export { createMemoryStorage } from './createMemoryStorage.js';
+export type { MemoryStorageOptions } from './createMemoryStorage.js';
+export { createMemoryBacking } from './memoryBacking.js';
+export type { MemoryBacking } from './memoryBacking.js';

@@ -5,7 +5,7 @@ import type { NewEvent, StoredEvent } from './events.js';
 import type { StorageLimits, StorageOptions } from './storage.js';
 import { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
 import { assertNewEvent, assertRevision, assertStreamId, isStreamId } from './validation.js';
-import { findKnownSecret } from './knownSecrets.js';
+import { findKnownSecret, withoutKnownSecrets } from './knownSecrets.js';
 
 /** Storage options with defaults applied and checked; what adapters keep. */
 export interface StorageConfig {
@@ -72,7 +72,21 @@ export function appendBatchBytes(events: readonly NewEvent[]): number {
  * so nothing is ever half-written because of bad input.
  */
 export function prepareAppend(config: StorageConfig, streamId: string, expectedRevision: number, events: readonly NewEvent[]): PreparedAppend {
+  try {
+    return checkAppend(config, streamId, expectedRevision, events);
+  } catch (error) {
+    // A refusal quotes the caller's input (a stream id, a key in a JSON path); never let it
+    // carry a known secret into a log.
+    throw withoutKnownSecrets(error, config.knownSecrets);
+  }
+}
+
+function checkAppend(config: StorageConfig, streamId: string, expectedRevision: number, events: readonly NewEvent[]): PreparedAppend {
   assertStreamId(streamId);
+  // Adapters write the stream id too (in each record, a file name, a column), so screen it.
+  if (config.knownSecrets.some((secret) => streamId.includes(secret))) {
+    throw new StorageError('KNOWN_SECRET', 'The stream id contains a known secret; nothing was written.', { details: { field: 'streamId' } });
+  }
   assertRevision(expectedRevision, 'expectedRevision');
   if (!Array.isArray(events) || events.length === 0) {
     throw new StorageError('INVALID_STORED_VALUE', 'An append needs a non-empty array of events.');
@@ -101,8 +115,9 @@ export function prepareAppend(config: StorageConfig, streamId: string, expectedR
         details: { limit: 'maxEventPayloadBytes', bytes: payloadBytes, max: config.limits.maxEventPayloadBytes, index },
       });
     }
-    batchBytes += utf8ByteLength(canonicalJson(event));
-    const secretAt = findKnownSecret(event, config.knownSecrets);
+    const eventText = canonicalJson(event);
+    batchBytes += utf8ByteLength(eventText);
+    const secretAt = findKnownSecret(event, config.knownSecrets, eventText);
     if (secretAt !== null) {
       throw new StorageError('KNOWN_SECRET', `events[${index}] contains a known secret (at ${secretAt || 'the event text'}); nothing was written.`, {
         details: { index, path: secretAt },

@@ -42,6 +42,20 @@ function hasExactKeys(value: object, keys: readonly string[]): boolean {
   return own.length === keys.length && keys.every((key) => Object.prototype.hasOwnProperty.call(value, key));
 }
 
+/**
+ * A plain object whose own properties are all enumerable data properties with string keys: what
+ * JSON can express. Without this a class instance, a getter or a hidden property would pass the
+ * field checks and then fail later in canonical JSON with a non-storage error (or, for a getter,
+ * be read again with a different value).
+ */
+function isPlainDataObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (Object.getOwnPropertySymbols(value).length > 0) return false;
+  const descriptors = Object.getOwnPropertyDescriptors(value);
+  return Object.values(descriptors).every((descriptor) => 'value' in descriptor && descriptor.enumerable === true);
+}
+
 /** Checks the fields every event shares, for a new event or the new-event part of a stored one. */
 function assertEventFields(event: Record<string, unknown>, where: string): void {
   const fail = (field: string, rule: string) => invalid(`${where}: ${field} ${rule}.`, { field });
@@ -66,6 +80,7 @@ function assertEventFields(event: Record<string, unknown>, where: string): void 
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object.`);
+  if (!isPlainDataObject(value)) throw invalid(`${where} must be a plain object with data properties only.`);
   if (!hasExactKeys(value, NEW_EVENT_KEYS)) throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
   assertEventFields(value as Record<string, unknown>, where);
 }
@@ -77,6 +92,7 @@ export function assertNewEvent(value: unknown, where = 'event'): asserts value i
  */
 export function assertStoredEvent(value: unknown, expected?: { streamId: string; revision: number }): asserts value is StoredEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('Stored event must be an object.');
+  if (!isPlainDataObject(value)) throw invalid('Stored event must be a plain object with data properties only.');
   const event = value as Record<string, unknown>;
   if (event.envelopeVersion !== ENVELOPE_VERSION) {
     throw new StorageError('UNSUPPORTED_ENVELOPE_VERSION', `Envelope version ${JSON.stringify(event.envelopeVersion)} is not supported (only 1).`, {

@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { isStorageError } from '@roundtable/storage';
+import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createMemoryBacking, createMemoryStorage } from './index.js';
+
+const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const event = (eventId: string, payload: NewEvent['payload'] = { text: eventId }): NewEvent => ({
+  eventId,
+  type: 'test:event',
+  version: 1,
+  timestamp: '2025-01-02T03:04:05.678Z',
+  correlationId: 'corr',
+  causationId: null,
+  payload,
+});
+
+async function readAll(storage: RunStorage, streamId: string): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for await (const stored of storage.read(streamId)) events.push(stored);
+  return events;
+}
+
+async function listAll(storage: RunStorage): Promise<{ streamId: string; head: number }[]> {
+  const entries: { streamId: string; head: number }[] = [];
+  for await (const entry of storage.streams()) entries.push(entry);
+  return entries;
+}
+
+describe('createMemoryStorage', () => {
+  it('gives each instance made without a backing streams of its own', async () => {
+    const first = createMemoryStorage();
+    const second = createMemoryStorage();
+    await first.append('run-1', 0, [event('a')]);
+    expect(await second.head('run-1')).toBe(0);
+    expect(await listAll(second)).toEqual([]);
+    await second.append('run-1', 0, [event('b')]);
+    expect((await readAll(first, 'run-1')).map((stored) => stored.eventId)).toEqual(['a']);
+  });
+
+  it('keeps separate backings apart and lets instances over one backing share streams', async () => {
+    const one = createMemoryBacking();
+    const other = createMemoryBacking();
+    const writer = createMemoryStorage({ backing: one });
+    await writer.append('run-1', 0, [event('a'), event('b')]);
+    await writer.close();
+    const reopened = createMemoryStorage({ backing: one });
+    expect(await reopened.head('run-1')).toBe(2);
+    expect(await listAll(reopened)).toEqual([{ streamId: 'run-1', head: 2 }]);
+    expect(await createMemoryStorage({ backing: other }).head('run-1')).toBe(0);
+    expect(await createMemoryStorage({ backing: one, namespace: 'elsewhere' }).head('run-1')).toBe(0);
+  });
+
+  it('reports its identity: adapter, package version, namespace and backing', () => {
+    const backing = createMemoryBacking();
+    const storage = createMemoryStorage({ backing, namespace: 'team-a' });
+    expect(storage.identity).toEqual({ adapter: '@roundtable/storage-memory', version: packageVersion, namespace: 'team-a', location: `memory:${backing.id}` });
+    expect(createMemoryStorage({ backing }).identity.location).toBe(storage.identity.location);
+    expect(createMemoryStorage({ backing: createMemoryBacking() }).identity.location).not.toBe(storage.identity.location);
+    expect(createMemoryStorage().identity.namespace).toBe('default');
+  });
+
+  it('refuses bad options and a backing it did not make with INVALID_STORAGE_OPTIONS', () => {
+    const refuses = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return isStorageError(error, 'INVALID_STORAGE_OPTIONS');
+      }
+      return false;
+    };
+    expect(refuses(() => createMemoryStorage({ backing: Object.freeze({ id: 'forged' }) }))).toBe(true);
+    expect(refuses(() => createMemoryStorage({ namespace: 'no/slashes' }))).toBe(true);
+    expect(refuses(() => createMemoryStorage({ limits: { maxEventPayloadBytes: -1 } }))).toBe(true);
+    expect(refuses(() => createMemoryStorage({ knownSecrets: [''] }))).toBe(true);
+  });
+
+  it('hands out deeply frozen events, so a reader cannot change what others read', async () => {
+    const storage = createMemoryStorage();
+    await storage.append('run-1', 0, [event('a', { list: [1, { deep: true }] })]);
+    const [stored] = await readAll(storage, 'run-1');
+    expect(Object.isFrozen(stored)).toBe(true);
+    expect(Object.isFrozen((stored!.payload as { list: unknown[] }).list[1])).toBe(true);
+    expect(() => (stored!.payload as { list: unknown[] }).list.push(2)).toThrow(TypeError);
+  });
+
+  it('reads back any appended batches exactly, in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (batches) => {
+        const storage = createMemoryStorage();
+        let head = 0;
+        const expected: unknown[] = [];
+        for (const [b, payloads] of batches.entries()) {
+          const events = payloads.map((payload, i) => event(`e${b}-${i}`, payload as NewEvent['payload']));
+          head = await storage.append('run-1', head, events);
+          expected.push(...events.map((appended) => JSON.parse(JSON.stringify(appended)) as unknown));
+        }
+        const read = await readAll(storage, 'run-1');
+        expect(read.map((stored) => stored.revision)).toEqual(expected.map((_, i) => i + 1));
+        expect(read.map(({ envelopeVersion: _v, streamId: _s, revision: _r, ...rest }) => JSON.parse(JSON.stringify(rest)) as unknown)).toEqual(expected);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('rejects a queued append once its instance is closed', async () => {
+    const backing = createMemoryBacking();
+    const storage = createMemoryStorage({ backing });
+    const pending = storage.append('run-1', 0, [event('a')]);
+    await storage.close();
+    await expect(pending).rejects.toMatchObject({ code: 'STORAGE_CLOSED' });
+    expect(await createMemoryStorage({ backing }).head('run-1')).toBe(0);
+  });
+});

@@ -1,0 +1,131 @@
+import { StorageError, assertRevision, assertStreamId, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions } from '@roundtable/storage';
+import type { NewEvent, ReadOptions, RunStorage, StorageConfig, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
+import { backingState, createMemoryBacking, exclusively } from './memoryBacking.js';
+import type { MemoryBacking, MemoryBackingState, MemoryStream } from './memoryBacking.js';
+import { MEMORY_STORAGE_ADAPTER, MEMORY_STORAGE_VERSION } from './version.js';
+
+export interface MemoryStorageOptions extends StorageOptions {
+  /** Share streams with every other instance made with this backing; by default the instance has its own. */
+  readonly backing?: MemoryBacking;
+}
+
+/** Freezes a freshly parsed JSON value all the way down, so reads can hand it out without copying. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+class MemoryStorage implements RunStorage {
+  readonly identity: StorageIdentity;
+  private closed = false;
+
+  constructor(
+    private readonly config: StorageConfig,
+    private readonly state: MemoryBackingState,
+    backing: MemoryBacking,
+  ) {
+    this.identity = Object.freeze({
+      adapter: MEMORY_STORAGE_ADAPTER,
+      version: MEMORY_STORAGE_VERSION,
+      namespace: config.namespace,
+      location: `memory:${backing.id}`,
+    });
+  }
+
+  head(streamId: string): Promise<number> {
+    return Promise.resolve().then(() => this.stream(streamId)?.events.length ?? 0);
+  }
+
+  // An async generator checks its arguments when iteration starts and fixes the head there;
+  // in memory there is nothing to await.
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async *read(streamId: string, options: ReadOptions = {}): AsyncIterable<StoredEvent> {
+    const after = options.after ?? 0;
+    assertRevision(after, 'after');
+    const stream = this.stream(streamId);
+    if (stream === undefined) return;
+    // Streams only grow, so the length now is the head this read stops at.
+    const head = stream.events.length;
+    for (let index = after; index < head; index++) {
+      this.assertOpen();
+      yield stream.events[index]!;
+    }
+  }
+
+  async append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
+    this.assertOpen();
+    // Before the first await: the batch is copied at the call, so later edits of the caller's
+    // events change nothing.
+    const prepared = prepareAppend(this.config, streamId, expectedRevision, events);
+    return await exclusively(this.state, async () => {
+      this.assertOpen();
+      const namespace = this.namespace(true);
+      const stream = namespace.get(streamId);
+      const head = stream?.events.length ?? 0;
+      const decision = await resolveAgainstHead(prepared, head, (from, to) => stream?.texts.slice(from - 1, to) ?? []);
+      if (decision !== 'write') return decision;
+      const duplicate = stream === undefined ? undefined : prepared.eventIds.find((eventId) => stream.eventIds.has(eventId));
+      if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
+      const target = stream ?? { events: [], texts: [], eventIds: new Set<string>() };
+      for (const [index, event] of prepared.events.entries()) {
+        target.events.push(deepFreeze(event));
+        target.texts.push(prepared.texts[index]!);
+        target.eventIds.add(prepared.eventIds[index]!);
+      }
+      if (stream === undefined) namespace.set(streamId, target);
+      return prepared.nextHead;
+    });
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await -- as read
+  async *streams(): AsyncIterable<{ streamId: string; head: number }> {
+    this.assertOpen();
+    const listing = [...this.namespace(false).entries()].map(([streamId, stream]) => ({ streamId, head: stream.events.length }));
+    for (const entry of listing) {
+      this.assertOpen();
+      yield entry;
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return Promise.resolve();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StorageError('STORAGE_CLOSED', `This ${MEMORY_STORAGE_ADAPTER} instance is closed.`);
+  }
+
+  /** The stream, after checking the instance is open and the id valid; undefined when it has no events. */
+  private stream(streamId: string): MemoryStream | undefined {
+    this.assertOpen();
+    assertStreamId(streamId);
+    return this.namespace(false).get(streamId);
+  }
+
+  private namespace(create: boolean): Map<string, MemoryStream> {
+    const existing = this.state.namespaces.get(this.config.namespace);
+    if (existing !== undefined) return existing;
+    const streams = new Map<string, MemoryStream>();
+    if (create) this.state.namespaces.set(this.config.namespace, streams);
+    return streams;
+  }
+}
+
+/**
+ * Run storage held in memory: fast, not durable, one process. Pass `backing` (from
+ * `createMemoryBacking`) to let several instances share streams; without it, the instance gets a
+ * backing of its own. Throws INVALID_STORAGE_OPTIONS for bad options.
+ */
+export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStorage {
+  const config = resolveStorageOptions(options);
+  const backing = options.backing ?? createMemoryBacking();
+  const state = backingState(backing);
+  if (state === undefined) {
+    throw new StorageError('INVALID_STORAGE_OPTIONS', 'backing must come from createMemoryBacking() (of this copy of @roundtable/storage-memory).');
+  }
+  return new MemoryStorage(config, state, backing);
+}

@@ -1,0 +1,233 @@
+import { canonicalJson } from '@roundtable/core';
+import type { Json } from '@roundtable/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_STORAGE_LIMITS,
+  appendBatchBytes,
+  assertStoredEvent,
+  eventPayloadBytes,
+  isStorageError,
+  prepareAppend,
+  resolveAgainstHead,
+  resolveStorageOptions,
+} from './index.js';
+import type { NewEvent, StorageConfig, StorageError, StorageErrorCode } from './index.js';
+
+const event = (eventId: string, payload: Json = { n: 1 }, overrides: Partial<Record<keyof NewEvent, unknown>> = {}): NewEvent =>
+  ({
+    eventId,
+    type: 'test:event',
+    version: 1,
+    timestamp: '2025-01-02T03:04:05.678Z',
+    correlationId: 'corr',
+    causationId: null,
+    payload,
+    ...overrides,
+  }) as NewEvent;
+
+const config = (options: Parameters<typeof resolveStorageOptions>[0] = {}): StorageConfig => resolveStorageOptions(options);
+
+/** The error `action` throws; fails the test unless it is a storage error with `code`. */
+function refusal(action: () => unknown, code: StorageErrorCode): StorageError {
+  try {
+    action();
+  } catch (error) {
+    if (isStorageError(error, code)) return error;
+    throw new Error(`expected ${code}, got ${String(error)}`, { cause: error });
+  }
+  throw new Error(`expected ${code}, but nothing was thrown`);
+}
+
+describe('resolveStorageOptions', () => {
+  it('applies the defaults', () => {
+    expect(config()).toEqual({ namespace: 'default', limits: DEFAULT_STORAGE_LIMITS, knownSecrets: [] });
+    expect(DEFAULT_STORAGE_LIMITS).toEqual({ maxEventPayloadBytes: 262_144, maxAppendBatchBytes: 1_048_576 });
+  });
+
+  it.each([
+    [{ namespace: '' }],
+    [{ namespace: '../up' }],
+    [{ limits: { maxEventPayloadBytes: 0 } }],
+    [{ limits: { maxAppendBatchBytes: 1.5 } }],
+    [{ knownSecrets: [''] }],
+    [{ knownSecrets: 'secret' as unknown as string[] }],
+  ])('refuses %j with INVALID_STORAGE_OPTIONS', (options) => {
+    refusal(() => config(options), 'INVALID_STORAGE_OPTIONS');
+  });
+});
+
+describe('prepareAppend', () => {
+  it('returns deep copies, canonical texts, revisions and the next head', () => {
+    const events = [event('a', { z: 1, a: [1, { y: -0 }] }), event('b')];
+    const prepared = prepareAppend(config(), 'run-1', 4, events);
+    expect(prepared.nextHead).toBe(6);
+    expect(prepared.eventIds).toEqual(['a', 'b']);
+    expect(prepared.events.map((stored) => stored.revision)).toEqual([5, 6]);
+    expect(prepared.events[0]).toEqual({ ...events[0], payload: { z: 1, a: [1, { y: 0 }] }, envelopeVersion: 1, streamId: 'run-1', revision: 5 });
+    expect(prepared.texts).toEqual(prepared.events.map((stored) => canonicalJson(stored)));
+    (events[0]!.payload as { a: unknown[] }).a.push('later');
+    expect(prepared.events[0]!.payload).toEqual({ z: 1, a: [1, { y: 0 }] });
+  });
+
+  it.each([
+    ['a bad stream id', () => prepareAppend(config(), 'a/b', 0, [event('a')])],
+    ['a negative expected revision', () => prepareAppend(config(), 's', -1, [event('a')])],
+    ['an empty batch', () => prepareAppend(config(), 's', 0, [])],
+    ['a sparse batch', () => prepareAppend(config(), 's', 0, new Array<NewEvent>(2))],
+    ['an extra field', () => prepareAppend(config(), 's', 0, [{ ...event('a'), extra: 1 } as NewEvent])],
+    ['version 0', () => prepareAppend(config(), 's', 0, [event('a', null, { version: 0 })])],
+    ['a timestamp without milliseconds', () => prepareAppend(config(), 's', 0, [event('a', null, { timestamp: '2025-01-02T03:04:05Z' })])],
+    ['an id of 257 bytes', () => prepareAppend(config(), 's', 0, [event('x'.repeat(257))])],
+    ['a non-JSON payload', () => prepareAppend(config(), 's', 0, [event('a', { at: new Date(0) } as unknown as Json)])],
+  ])('refuses %s with INVALID_STORED_VALUE', (_label, action) => {
+    refusal(action, 'INVALID_STORED_VALUE');
+  });
+
+  it('refuses a class instance or a getter as INVALID_STORED_VALUE, not a bare JSON error', () => {
+    class Event {
+      constructor() {
+        Object.assign(this, event('a'));
+      }
+    }
+    refusal(() => prepareAppend(config(), 's', 0, [new Event() as NewEvent]), 'INVALID_STORED_VALUE');
+    const withGetter = { ...event('a') };
+    Object.defineProperty(withGetter, 'payload', { get: () => ({ n: 1 }), enumerable: true });
+    refusal(() => prepareAppend(config(), 's', 0, [withGetter]), 'INVALID_STORED_VALUE');
+  });
+
+  it('accepts ids of exactly 256 UTF-8 bytes', () => {
+    expect(prepareAppend(config(), 's', 0, [event('é'.repeat(128))]).nextHead).toBe(1);
+  });
+
+  it('refuses an id twice in the batch with DUPLICATE_EVENT_ID', () => {
+    const error = refusal(() => prepareAppend(config(), 's', 0, [event('a'), event('b'), event('a')]), 'DUPLICATE_EVENT_ID');
+    expect(error.details).toEqual({ eventId: 'a' });
+  });
+
+  it('passes a payload of exactly the limit and refuses one byte more', () => {
+    const limits = { maxEventPayloadBytes: 100, maxAppendBatchBytes: 10_000 };
+    // `{"text":"…"}` is 11 bytes around the text; `é` is two bytes, so count bytes, not characters.
+    for (const wide of [false, true]) {
+      const text = (bytes: number) => (wide ? 'é'.repeat(Math.floor((bytes - 11) / 2)) + 'x'.repeat((bytes - 11) % 2) : 'x'.repeat(bytes - 11));
+      const atLimit = event('a', { text: text(100) });
+      const overLimit = event('a', { text: text(101) });
+      expect(eventPayloadBytes(atLimit)).toBe(100);
+      expect(eventPayloadBytes(overLimit)).toBe(101);
+      expect(prepareAppend(config({ limits }), 's', 0, [atLimit]).nextHead).toBe(1);
+      const error = refusal(() => prepareAppend(config({ limits }), 's', 0, [overLimit]), 'STORAGE_LIMIT_EXCEEDED');
+      expect(error.details).toMatchObject({ limit: 'maxEventPayloadBytes', bytes: 101, max: 100 });
+    }
+  });
+
+  it('passes a batch of exactly the limit and refuses one byte more', () => {
+    const batch = [event('a', { text: 'x' }), event('b', { text: 'y' })];
+    const bytes = appendBatchBytes(batch);
+    expect(bytes).toBe(batch.reduce((sum, item) => sum + new TextEncoder().encode(canonicalJson(item)).length, 0));
+    expect(prepareAppend(config({ limits: { maxAppendBatchBytes: bytes } }), 's', 0, batch).nextHead).toBe(2);
+    const error = refusal(() => prepareAppend(config({ limits: { maxAppendBatchBytes: bytes - 1 } }), 's', 0, batch), 'STORAGE_LIMIT_EXCEEDED');
+    expect(error.details).toMatchObject({ limit: 'maxAppendBatchBytes', bytes, max: bytes - 1 });
+  });
+});
+
+describe('known secret screening', () => {
+  const secrets = ['sk-PLAIN-1234', 'two\nlines', 'a "quoted" one', 'esc\\"aped', 'ab/cd'];
+  const leakForms = secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]);
+  const screened = config({ knownSecrets: secrets });
+
+  /** Fails if the error's message or details hold any secret, raw or escaped. */
+  function expectNoLeak(error: StorageError): void {
+    const text = `${error.message} ${JSON.stringify(error.details ?? null)} ${error.cause instanceof Error ? error.cause.message : ''}`;
+    for (const form of leakForms) expect(text).not.toContain(form);
+  }
+
+  it.each([
+    ['in a payload string', 's', event('a', { deep: ['x', 'key sk-PLAIN-1234 here'] })],
+    ['in a payload key', 's', event('a', { 'sk-PLAIN-1234': 1 })],
+    ['with a newline', 's', event('a', { text: 'two\nlines' })],
+    ['with a newline, in a key', 's', event('a', { 'two\nlines': true })],
+    ['with quotes', 's', event('a', ['a "quoted" one'])],
+    ['given escaped, present in the written bytes', 's', event('a', { text: 'esc"aped' })],
+    ['in the event id', 's', event('id-sk-PLAIN-1234')],
+    ['in the type', 's', event('a', null, { type: 'sk-PLAIN-1234' })],
+    ['in the stream id', 'run-sk-PLAIN-1234', event('a')],
+    ['spelled by a path of keys', 's', event('a', { ab: { cd: 'ab/cd' } })],
+  ])('refuses a secret %s with KNOWN_SECRET, without repeating it', (_label, streamId, candidate) => {
+    const error = refusal(() => prepareAppend(screened, streamId, 0, [event('clean'), candidate]), 'KNOWN_SECRET');
+    expect(error.details).toMatchObject(streamId === 's' ? { index: 1 } : { field: 'streamId' });
+    expectNoLeak(error);
+  });
+
+  it('does not repeat a secret in other refusals that quote the input', () => {
+    expectNoLeak(refusal(() => prepareAppend(screened, 'bad/sk-PLAIN-1234', 0, [event('a')]), 'INVALID_STORED_VALUE'));
+    expectNoLeak(refusal(() => prepareAppend(screened, 's', 0, [event('a', { 'two\nlines': undefined } as unknown as Json)]), 'INVALID_STORED_VALUE'));
+    expectNoLeak(refusal(() => prepareAppend(screened, 's', 0, [event('a', { 'a "quoted" one': [1, () => 2] } as unknown as Json)]), 'INVALID_STORED_VALUE'));
+  });
+
+  it('lets through text that only comes near a secret', () => {
+    const near = event('a', { text: 'sk-PLAIN-123', other: 'two lines', quote: 'a quoted one', esc: 'esc\\aped' });
+    expect(prepareAppend(screened, 's', 0, [near]).nextHead).toBe(1);
+  });
+
+  it('finds a secret wherever it is put in any JSON payload, and never repeats it', () => {
+    const secret = 'Zx"9\nq\\u';
+    const options = config({ knownSecrets: [secret] });
+    const withSecret = fc
+      .tuple(fc.jsonValue(), fc.string(), fc.string(), fc.boolean())
+      .map(([value, before, after, asKey]) => {
+        const text = `${before}${secret}${after}`;
+        return (asKey ? { [text]: value, other: value } : { other: value, list: [value, text] }) as Json;
+      });
+    fc.assert(
+      fc.property(withSecret, (payload) => {
+        const error = refusal(() => prepareAppend(options, 's', 0, [event('a', payload)]), 'KNOWN_SECRET');
+        const text = `${error.message} ${JSON.stringify(error.details)}`;
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(JSON.stringify(secret).slice(1, -1));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('resolveAgainstHead', () => {
+  const prepared = prepareAppend(config(), 's', 2, [event('c'), event('d')]);
+  const committed = ['one', 'two', ...prepared.texts, 'five'];
+  const texts = (from: number, to: number) => committed.slice(from - 1, to);
+
+  it('writes when the head is the expected revision', async () => {
+    await expect(resolveAgainstHead(prepared, 2, texts)).resolves.toBe('write');
+  });
+
+  it('returns the batch head for a byte-identical retry, even after later batches', async () => {
+    await expect(resolveAgainstHead(prepared, 4, texts)).resolves.toBe(4);
+    await expect(resolveAgainstHead(prepared, 5, texts)).resolves.toBe(4);
+  });
+
+  it('is REVISION_CONFLICT otherwise, with both revisions', async () => {
+    const differs = (from: number, to: number) => texts(from, to).map((text) => `${text} `);
+    for (const [head, read] of [[1, texts], [3, texts], [5, differs]] as const) {
+      const error = await resolveAgainstHead(prepared, head, read).then(
+        () => null,
+        (reason: unknown) => reason,
+      );
+      expect(isStorageError(error, 'REVISION_CONFLICT')).toBe(true);
+      expect((error as StorageError).details).toEqual({ expectedRevision: 2, actualRevision: head });
+    }
+  });
+});
+
+describe('assertStoredEvent', () => {
+  const stored = prepareAppend(config(), 's', 0, [event('a')]).events[0]!;
+
+  it('accepts what prepareAppend stores, at its place', () => {
+    expect(() => assertStoredEvent(JSON.parse(JSON.stringify(stored)), { streamId: 's', revision: 1 })).not.toThrow();
+  });
+
+  it('refuses another envelope version with UNSUPPORTED_ENVELOPE_VERSION and anything off with INVALID_STORED_VALUE', () => {
+    refusal(() => assertStoredEvent({ ...stored, envelopeVersion: 2 }), 'UNSUPPORTED_ENVELOPE_VERSION');
+    refusal(() => assertStoredEvent({ ...stored, revision: 0 }), 'INVALID_STORED_VALUE');
+    refusal(() => assertStoredEvent(stored, { streamId: 's', revision: 2 }), 'INVALID_STORED_VALUE');
+    refusal(() => assertStoredEvent({ ...stored, extra: true }), 'INVALID_STORED_VALUE');
+  });
+});
