@@ -1,0 +1,193 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type BetterSqlite3 from 'better-sqlite3';
+import { StorageError, assertRevision, assertStreamId, corruptStream, duplicateEventId, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
+import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
+import packageJson from '../package.json' with { type: 'json' };
+import { bodyChecksum, decodeEventRow } from './eventRow.js';
+import type { EventRow } from './eventRow.js';
+import { openDatabase } from './openDatabase.js';
+import { withSqliteErrors } from './sqliteErrors.js';
+import type { SqliteErrorContext } from './sqliteErrors.js';
+import { resolveSqliteStorageOptions } from './sqliteStorageOptions.js';
+import type { SqliteStorageOptions } from './sqliteStorageOptions.js';
+
+const ADAPTER = '@roundtable/storage-sqlite';
+// Reads fetch this many rows per query: never a whole stream at once, never a query per event.
+// 256 keeps a page of the largest events (256 KiB payloads) around 64 MiB.
+const PAGE_ROWS = 256;
+// What the write transaction returns when another writer moved the head after `append` decided.
+const HEAD_MOVED = Symbol('head moved');
+
+function prepareStatements(db: BetterSqlite3.Database) {
+  return {
+    // One statement, so both numbers come from one snapshot: a head that disagrees with the rows is damage.
+    head: db.prepare<{ namespace: string; streamId: string }, { head: unknown; last: unknown }>(
+      `SELECT (SELECT head FROM streams WHERE namespace = @namespace AND stream_id = @streamId) AS head,
+              (SELECT MAX(revision) FROM events WHERE namespace = @namespace AND stream_id = @streamId) AS last`,
+    ),
+    page: db.prepare<{ namespace: string; streamId: string; after: number; head: number; limit: number }, EventRow>(
+      `SELECT revision, event_id, body, checksum FROM events
+       WHERE namespace = @namespace AND stream_id = @streamId AND revision > @after AND revision <= @head
+       ORDER BY revision LIMIT @limit`,
+    ),
+    bodies: db
+      .prepare<{ namespace: string; streamId: string; from: number; to: number }, unknown>(
+        `SELECT body FROM events
+         WHERE namespace = @namespace AND stream_id = @streamId AND revision BETWEEN @from AND @to
+         ORDER BY revision`,
+      )
+      .pluck(),
+    eventRevision: db
+      .prepare<{ namespace: string; streamId: string; eventId: string }, unknown>(
+        'SELECT revision FROM events WHERE namespace = @namespace AND stream_id = @streamId AND event_id = @eventId',
+      )
+      .pluck(),
+    insert: db.prepare<{ namespace: string; streamId: string; revision: number; eventId: string; body: string; checksum: string }>(
+      `INSERT INTO events (namespace, stream_id, revision, event_id, body, checksum)
+       VALUES (@namespace, @streamId, @revision, @eventId, @body, @checksum)`,
+    ),
+    setHead: db.prepare<{ namespace: string; streamId: string; head: number }>(
+      `INSERT INTO streams (namespace, stream_id, head) VALUES (@namespace, @streamId, @head)
+       ON CONFLICT (namespace, stream_id) DO UPDATE SET head = excluded.head`,
+    ),
+    streams: db.prepare<{ namespace: string; after: string; limit: number }, { stream_id: unknown; head: unknown }>(
+      `SELECT stream_id, head FROM streams WHERE namespace = @namespace AND stream_id > @after
+       ORDER BY stream_id LIMIT @limit`,
+    ),
+  };
+}
+
+function isRevisionNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Runs synchronous work as a promise, so a thrown error becomes a rejection. */
+function settle<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(work()));
+}
+
+/**
+ * A `RunStorage` over one SQLite file (better-sqlite3, WAL). Instances in any number of
+ * processes may share the file: every write is one BEGIN IMMEDIATE transaction. Opening
+ * creates the file (0600) and applies schema migrations; it throws a StorageError when the
+ * options are invalid or the file cannot be used.
+ */
+export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
+  const config = resolveSqliteStorageOptions(options);
+  const { namespace } = config;
+  const db = openDatabase(config);
+  const statements = prepareStatements(db);
+  const identity: StorageIdentity = Object.freeze({ adapter: ADAPTER, version: packageJson.version, namespace, location: config.location });
+  let closed = false;
+
+  const context = (streamId?: string): SqliteErrorContext => ({ location: config.location, busyTimeoutMs: config.busyTimeoutMs, streamId });
+
+  function assertOpen(): void {
+    if (closed) throw new StorageError('STORAGE_CLOSED', `The SQLite storage ${config.location} (namespace ${namespace}) is closed.`);
+  }
+
+  function readHead(streamId: string): number {
+    const row = statements.head.get({ namespace, streamId })!;
+    const head = row.head ?? 0;
+    const last = row.last ?? 0;
+    if (!isRevisionNumber(head) || head !== last) {
+      throw corruptStream(streamId, `its head is ${JSON.stringify(head)} but its last stored revision is ${JSON.stringify(last)}.`);
+    }
+    return head;
+  }
+
+  function committedTexts(streamId: string, from: number, to: number): string[] {
+    // A damaged body simply differs from the batch, so the retry is refused as a conflict.
+    return statements.bodies.all({ namespace, streamId, from, to }).map((body) => (typeof body === 'string' ? body : ''));
+  }
+
+  const writeBatch = db.transaction((prepared: PreparedAppend, checksums: readonly string[]): number | typeof HEAD_MOVED => {
+    const { streamId, expectedRevision } = prepared;
+    if (readHead(streamId) !== expectedRevision) return HEAD_MOVED;
+    for (const eventId of prepared.eventIds) {
+      if (statements.eventRevision.get({ namespace, streamId, eventId }) !== undefined) throw duplicateEventId(eventId, streamId);
+    }
+    prepared.texts.forEach((body, index) => {
+      statements.insert.run({ namespace, streamId, revision: expectedRevision + index + 1, eventId: prepared.eventIds[index]!, body, checksum: checksums[index]! });
+    });
+    statements.setHead.run({ namespace, streamId, head: prepared.nextHead });
+    return prepared.nextHead;
+  });
+
+  async function append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
+    assertOpen();
+    const prepared = prepareAppend(config, streamId, expectedRevision, events);
+    const checksums = prepared.texts.map(bodyChecksum);
+    const errors = context(streamId);
+    // Decide with the port's rule, then write only if the head is still the one decided on.
+    // The rule cannot run inside the transaction (better-sqlite3 transactions cannot await);
+    // if another writer got in between, decide again: heads only grow, so the second pass
+    // ends in a conflict or a committed retry.
+    for (;;) {
+      const head = withSqliteErrors(errors, () => readHead(streamId));
+      const decision = await resolveAgainstHead(prepared, head, (from, to) => withSqliteErrors(errors, () => committedTexts(streamId, from, to)));
+      if (decision !== 'write') return decision;
+      assertOpen();
+      const written = withSqliteErrors(errors, () => writeBatch.immediate(prepared, checksums));
+      if (written !== HEAD_MOVED) return written;
+    }
+  }
+
+  async function* read(streamId: string, readOptions: ReadOptions = {}): AsyncGenerator<StoredEvent> {
+    assertOpen();
+    assertStreamId(streamId);
+    const after = readOptions.after ?? 0;
+    assertRevision(after, 'after');
+    const errors = context(streamId);
+    const head = withSqliteErrors(errors, () => readHead(streamId));
+    let next = after + 1;
+    while (next <= head) {
+      // Between pages, let timers and I/O run: a long read must not hold the event loop.
+      if (next > after + 1) await nextTurn();
+      assertOpen();
+      const rows = withSqliteErrors(errors, () => statements.page.all({ namespace, streamId, after: next - 1, head, limit: PAGE_ROWS }));
+      if (rows.length === 0) throw corruptStream(streamId, `revisions ${next} to ${head} are missing.`);
+      for (const row of rows) {
+        yield decodeEventRow(row, streamId, next);
+        next++;
+      }
+    }
+  }
+
+  async function* streams(): AsyncGenerator<{ streamId: string; head: number }> {
+    let after = '';
+    for (let page = 0; ; page++) {
+      if (page > 0) await nextTurn();
+      assertOpen();
+      const rows = withSqliteErrors(context(), () => statements.streams.all({ namespace, after, limit: PAGE_ROWS }));
+      for (const row of rows) {
+        const streamId = String(row.stream_id);
+        if (!isStreamId(row.stream_id) || !isRevisionNumber(row.head) || row.head === 0) {
+          throw corruptStream(streamId, `its entry in the streams table is malformed.`);
+        }
+        yield { streamId, head: row.head };
+        after = streamId;
+      }
+      if (rows.length < PAGE_ROWS) return;
+    }
+  }
+
+  return {
+    identity,
+    head: (streamId) =>
+      settle(() => {
+        assertOpen();
+        assertStreamId(streamId);
+        return withSqliteErrors(context(streamId), () => readHead(streamId));
+      }),
+    read,
+    append,
+    streams,
+    close: () =>
+      settle(() => {
+        if (closed) return;
+        closed = true;
+        db.close();
+      }),
+  };
+}

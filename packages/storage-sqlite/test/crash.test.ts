@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import type { RunStorage } from '@roundtable/storage';
+import { createSqliteStorage } from '../src/index.js';
+import { assertFreshBuild, exited, forkFixture, nextMessage, readAll, tempDirectory } from './helpers.js';
+
+interface BatchPayload {
+  readonly batch: string;
+  readonly index: number;
+  readonly size: number;
+}
+
+let directory: string;
+let cleanup: () => void;
+let children: ChildProcess[];
+
+beforeAll(() => assertFreshBuild());
+beforeEach(() => {
+  ({ directory, cleanup } = tempDirectory());
+  children = [];
+});
+afterEach(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  cleanup();
+});
+
+const STREAMS = ['crash-a', 'crash-b', 'crash-c', 'crash-shared'];
+
+/**
+ * Reads each stream from where the last check stopped (always a batch boundary) and checks it
+ * holds whole batches only, each once. Returns the batches seen.
+ */
+async function checkWholeBatches(storage: RunStorage, checkedUpTo: Map<string, number>, seen: Map<string, string>): Promise<void> {
+  for (const streamId of STREAMS) {
+    const events = await readAll(storage, streamId, checkedUpTo.get(streamId) ?? 0);
+    for (let i = 0; i < events.length; ) {
+      const { batch, size } = events[i]!.payload as unknown as BatchPayload;
+      expect(seen.has(batch), `batch ${batch} appears twice`).toBe(false);
+      seen.set(batch, streamId);
+      const parts = events.slice(i, i + size).map((event) => event.payload as unknown as BatchPayload);
+      expect(parts.map((part) => `${part.batch}#${part.index}`), `batch ${batch} is torn`).toEqual(Array.from({ length: size }, (_, index) => `${batch}#${index}`));
+      i += size;
+    }
+    const last = events.at(-1);
+    if (last) checkedUpTo.set(streamId, last.revision);
+  }
+}
+
+/** Runs `work` after every earlier call's work has finished. */
+function serialized(): <T>(work: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const result = tail.then(work);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+}
+
+it('survives 200 SIGKILLs at random moments mid-append: every batch whole, nothing acknowledged lost, appending continues', async () => {
+  const filename = join(directory, 'runs.db');
+  const acknowledged = new Map<string, string>();
+  const seen = new Map<string, string>();
+  const checkedUpTo = new Map<string, number>();
+  const oneCheckAtATime = serialized();
+  const KILLS = 200;
+  let started = 0;
+  let kills = 0;
+
+  // After a kill, a fresh instance checks every stream (while the other writers keep going) and appends.
+  async function checkAfterKill(round: number): Promise<void> {
+    const mustBeThere = [...acknowledged];
+    const storage = createSqliteStorage({ filename });
+    try {
+      await checkWholeBatches(storage, checkedUpTo, seen);
+      for (const [batch, streamId] of mustBeThere) expect(seen.get(batch), `acknowledged batch ${batch} was lost`).toBe(streamId);
+      const streamId = STREAMS[round % STREAMS.length]!;
+      const batch = `check-${round}`;
+      const event = { eventId: batch, type: 'test:crash', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: 'check', causationId: null, payload: { batch, index: 0, size: 1 } };
+      for (;;) {
+        const head = await storage.head(streamId);
+        try {
+          expect(await storage.append(streamId, head, [event])).toBe(head + 1);
+          break;
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'REVISION_CONFLICT') throw error;
+        }
+      }
+    } finally {
+      await storage.close();
+    }
+  }
+
+  // Three writers at a time, each killed 5–40 ms after it is ready and replaced, until 200 kills.
+  // Each has a stream of its own and shares one; every other writer uses synchronous NORMAL (a
+  // process crash loses nothing in either mode: only a power loss can cost NORMAL its last commits).
+  async function writerSlot(slot: number): Promise<void> {
+    while (started < KILLS) {
+      const round = started++;
+      const worker = forkFixture('crashWorker.mjs', [filename, `w${round}`, `${STREAMS[slot]},crash-shared`, round % 2 === 0 ? 'full' : 'normal']);
+      children.push(worker);
+      worker.on('message', (message: { type: string; batch: string; streamId: string }) => {
+        if (message.type === 'committed') acknowledged.set(message.batch, message.streamId);
+      });
+      await nextMessage(worker, (message): message is { type: 'ready' } => (message as { type?: unknown }).type === 'ready');
+      await sleep(5 + Math.random() * 35);
+      worker.kill('SIGKILL');
+      // Only a kill may end a writer: an error would exit with a code instead.
+      expect(await exited(worker)).toEqual({ code: null, signal: 'SIGKILL' });
+      kills++;
+      await oneCheckAtATime(() => checkAfterKill(round));
+    }
+  }
+
+  await Promise.all([0, 1, 2].map(writerSlot));
+  expect(kills).toBe(KILLS);
+  // The writers got real work done between kills.
+  expect(acknowledged.size).toBeGreaterThan(KILLS);
+
+  // A last full read of every stream, from the start, by a fresh instance.
+  const storage = createSqliteStorage({ filename });
+  await checkWholeBatches(storage, checkedUpTo, seen);
+  const everything = new Map<string, string>();
+  await checkWholeBatches(storage, new Map(), everything);
+  expect(everything).toEqual(seen);
+  await storage.close();
+}, 180_000);
