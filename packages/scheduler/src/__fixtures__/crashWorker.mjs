@@ -1,0 +1,74 @@
+// A child process for the crash tests: runs (or recovers) a ping-pong team on a durable
+// adapter until it finishes, or reports what the record holds. The parent kills it with
+// SIGKILL at random moments. Usage: crashWorker.mjs <run|verify> <memory|fs|sqlite> <path>
+import { RunRecordFolder, compileGraph, teamGraphType, teamMessages } from '@roundtable/graph';
+import { createGraphExecutor } from '@roundtable/scheduler';
+
+const [mode, kind, path] = process.argv.slice(2);
+const RUN_ID = 'crash-run';
+const TURNS = Number(process.env.CRASH_TURNS ?? 40);
+
+const graph = compileGraph(teamGraphType, {
+  id: 'ping-pong',
+  definitionVersion: 1,
+  data: {
+    task: 'Count together.',
+    globalConcurrency: 2,
+    maxTurnsPerMember: TURNS,
+    communication: { rooms: [{ id: 'table', members: ['ping', 'pong'] }], tailMessages: 2 },
+  },
+  nodes: [
+    { id: 'ping', data: { role: 'ping', brief: 'Say the next number.' } },
+    { id: 'pong', data: { role: 'pong', brief: 'Say the next number.' } },
+  ],
+  edges: [],
+});
+
+function member(self, other) {
+  return ({ input, position }) => {
+    const last = input.messages.at(-1);
+    const next = last ? Number(last.text.split(' ')[0]) + 1 : 1;
+    const turn = Number(position.split('/').at(-1));
+    if (turn >= TURNS) return { summary: `done at ${next}` };
+    return { summary: `said ${next}`, posts: [{ roomId: 'table', text: `${next} from ${self}`, mentions: [other] }] };
+  };
+}
+// ping's attempts are safe to repeat; pong's are not, so its crashes go through reconcile.
+const nodes = { ping: { run: member('ping', 'pong'), retrySafe: true }, pong: { run: member('pong', 'ping') } };
+
+async function openStorage() {
+  if (kind === 'memory') return (await import('@roundtable/storage-memory')).createMemoryStorage();
+  if (kind === 'fs') return (await import('@roundtable/storage-fs')).createFsStorage({ directory: path });
+  return (await import('@roundtable/storage-sqlite')).createSqliteStorage({ filename: path });
+}
+const storage = await openStorage();
+
+async function run() {
+  const executor = await createGraphExecutor({ runId: RUN_ID, graph, storage, nodes });
+  process.stdout.write('ready\n');
+  let result = await executor.run();
+  for (;;) {
+    if (result.kind === 'waiting') result = await executor.resume(result.positions[0]);
+    else if (result.kind === 'pause' && result.request?.kind === 'reconcile-attempt') result = await executor.resume(result.position, { value: 'run it again' });
+    else break;
+  }
+  return result;
+}
+
+async function verify() {
+  const folder = new RunRecordFolder(graph);
+  const dispatched = [];
+  const outcomes = {};
+  for await (const event of storage.read(RUN_ID)) {
+    folder.apply(event);
+    const payload = event.payload;
+    if (event.type === 'graph:node-dispatched') dispatched.push(payload.position);
+    if (event.type === 'graph:node-completed' || event.type === 'graph:node-failed') outcomes[payload.position] = (outcomes[payload.position] ?? 0) + 1;
+  }
+  folder.endOfRead();
+  return { messages: teamMessages(folder.state), dispatched, outcomes };
+}
+
+const result = mode === 'verify' ? await verify() : mode === 'both' ? { result: await run(), record: await verify() } : await run();
+await storage.close();
+process.stdout.write(`${JSON.stringify(result)}\n`);
