@@ -1,0 +1,27 @@
+import { RoundtableError } from '@roundtable/core';
+
+export const ResultContractErrorCodes = {
+  RESULT_INVALID: 'RESULT_INVALID',
+  INVALID_CONTRACT: 'INVALID_CONTRACT',
+} as const;
+
+export type ResultContractErrorCode = (typeof ResultContractErrorCodes)[keyof typeof ResultContractErrorCodes];
+
+/** One reason a value broke a contract; `path` is a JSON pointer into the value. */
+export interface ResultContractIssue {
+  readonly code: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+/** A value a result contract refused (RESULT_INVALID), or a contract that cannot be defined (INVALID_CONTRACT). */
+export class ResultContractError extends RoundtableError {
+  declare readonly code: ResultContractErrorCode;
+  readonly issues: readonly ResultContractIssue[];
+
+  constructor(code: ResultContractErrorCode, message: string, issues: readonly ResultContractIssue[] = []) {
+    super(code, message, { details: { issues } });
+    this.name = 'ResultContractError';
+    this.issues = issues;
+  }
+}
