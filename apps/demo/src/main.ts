@@ -1,1 +1,50 @@
-export {};
+import { parseArgs } from 'node:util';
+import { runDemo } from './runDemo.js';
+import type { DemoReport, DemoStorageKind } from './runDemo.js';
+
+const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite'];
+
+function print(report: DemoReport): void {
+  const out: string[] = [];
+  out.push(`Roundtable demo: the release team on ${report.storage} storage`, '');
+  out.push('Saved messages:');
+  for (const message of report.messages) {
+    out.push(`  ${message.sender} [${message.id}]${message.mentions.map((m) => ` @${m}`).join('')}: ${message.text}`);
+  }
+  out.push('', `Dispatch order: ${report.dispatchOrder.join(' → ')}`, '', 'Final answers:');
+  for (const answer of report.finalAnswers) out.push(`  ${answer.name}: ${answer.summary ?? '(no turn)'}`);
+  out.push('', `Projection revision: ${report.projectionRevision}`);
+  for (const file of report.roomFiles) out.push(`Room ${file.roomId}: ${report.keptIn === null ? '(removed with the temporary directory)' : file.path}`);
+  out.push('', 'Checks:');
+  for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
+  if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
+  out.push('', report.ok ? 'Success: the conversation completed, replayed without re-running, and projected its room.' : 'FAILED: see the checks above.');
+  console.log(out.join('\n'));
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2).filter((arg) => arg !== '--'),
+    options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log('Usage: pnpm demo [--storage memory|fs|sqlite] [--keep DIR]');
+    return 0;
+  }
+  const storage = values.storage as DemoStorageKind;
+  if (!KINDS.includes(storage)) {
+    console.error(`--storage must be one of ${KINDS.join(', ')}, not ${JSON.stringify(values.storage)}.`);
+    return 2;
+  }
+  const report = await runDemo({ storage, ...(values.keep === undefined ? {} : { keep: values.keep }) });
+  print(report);
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,109 @@
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { RunRecordFolder, createGraphExecutor, createMemoryBacking, createMemoryStorage, projectTeamRooms, teamMessages } from '@roundtable/runtime';
+import type { GraphRunResult, RunStorage, TeamGraphResult, TeamMessage } from '@roundtable/runtime';
+import { createFsStorage } from '@roundtable/storage-fs';
+import { createSqliteStorage } from '@roundtable/storage-sqlite';
+import { REVIEW_REPLY, releaseGraph, releaseNodes } from './teamConversation.js';
+
+export type DemoStorageKind = 'memory' | 'fs' | 'sqlite';
+
+export interface DemoOptions {
+  readonly storage: DemoStorageKind;
+  /** Keep the record and room files in this directory instead of a removed temporary one. */
+  readonly keep?: string;
+}
+
+export interface DemoReport {
+  readonly ok: boolean;
+  readonly storage: DemoStorageKind;
+  readonly messages: readonly TeamMessage[];
+  readonly dispatchOrder: readonly string[];
+  readonly finalAnswers: readonly { name: string; summary: string | null }[];
+  readonly projectionRevision: number;
+  readonly roomFiles: readonly { roomId: string; path: string; text: string }[];
+  readonly checks: readonly { name: string; ok: boolean }[];
+  readonly keptIn: string | null;
+}
+
+const RUN_ID = 'release-team-run';
+
+/** Opens a storage instance over the demo's record; called twice to show a real reopen. */
+function storageOpener(kind: DemoStorageKind, directory: string): () => RunStorage {
+  if (kind === 'memory') {
+    const backing = createMemoryBacking();
+    return () => createMemoryStorage({ backing });
+  }
+  if (kind === 'fs') return () => createFsStorage({ directory: join(directory, 'record') });
+  return () => createSqliteStorage({ filename: join(directory, 'record.sqlite') });
+}
+
+async function readRecord(storage: RunStorage) {
+  const folder = new RunRecordFolder(releaseGraph);
+  const dispatchOrder: string[] = [];
+  for await (const event of storage.read(RUN_ID)) {
+    folder.apply(event);
+    if (event.type === 'graph:node-dispatched') dispatchOrder.push((event.payload as { nodeId: string }).nodeId);
+  }
+  folder.endOfRead();
+  return { messages: teamMessages(folder.state), dispatchOrder, head: folder.revision };
+}
+
+/** The seed's conversation, end to end: run, reopen, replay, project, check, clean up. */
+export async function runDemo(options: DemoOptions): Promise<DemoReport> {
+  const directory = options.keep === undefined ? await mkdtemp(join(tmpdir(), 'roundtable-demo-')) : resolve(options.keep);
+  if (options.keep !== undefined) await mkdir(directory, { recursive: true, mode: 0o700 });
+  const open = storageOpener(options.storage, directory);
+  try {
+    const storage = open();
+    let result: GraphRunResult;
+    try {
+      result = await (await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage, nodes: releaseNodes })).run();
+    } finally {
+      await storage.close();
+    }
+
+    // A fresh storage instance and executor over the same record: replay only, nothing runs.
+    const reopened = open();
+    try {
+      const headBefore = await reopened.head(RUN_ID);
+      let calls = 0;
+      const refuse = () => {
+        calls++;
+        throw new Error('replay must not run a member');
+      };
+      const replayed = await (await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage: reopened, nodes: { writer: refuse, reviewer: refuse } })).run();
+      const record = await readRecord(reopened);
+      const projected = await projectTeamRooms({ storage: reopened, runId: RUN_ID, directory: join(directory, 'rooms') });
+      const roomFiles = await Promise.all(projected.files.map(async (file) => ({ ...file, text: await readFile(file.path, 'utf8') })));
+      const output = result.kind === 'complete' ? (result.output as TeamGraphResult) : null;
+      const finalAnswers = (output?.agents ?? []).map((agent) => ({ name: agent.name, summary: agent.result?.summary ?? null }));
+      const writerAnswer = finalAnswers.find((answer) => answer.name === 'writer')?.summary ?? '';
+      const checks = [
+        { name: 'the run completed', ok: result.kind === 'complete' },
+        { name: 'dispatch order is writer, reviewer, writer', ok: record.dispatchOrder.join(',') === 'writer,reviewer,writer' },
+        { name: "the writer's final answer contains the reviewer's reply", ok: writerAnswer.includes(REVIEW_REPLY) },
+        { name: 'the fresh executor returned the same result', ok: JSON.stringify(replayed) === JSON.stringify(result) },
+        { name: 'the fresh executor appended nothing and ran no member', ok: (await reopened.head(RUN_ID)) === headBefore && calls === 0 },
+        { name: 'the projection read the whole record', ok: projected.revision === headBefore },
+        { name: 'the review room file has one line per message', ok: roomFiles[0]?.text.split('\n').length === record.messages.length + 1 },
+      ];
+      return {
+        ok: checks.every((check) => check.ok),
+        storage: options.storage,
+        messages: record.messages,
+        dispatchOrder: record.dispatchOrder,
+        finalAnswers,
+        projectionRevision: projected.revision,
+        roomFiles,
+        checks,
+        keptIn: options.keep === undefined ? null : directory,
+      };
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    if (options.keep === undefined) await rm(directory, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,49 @@
+import { compileGraph, teamGraphType, teamResultContract } from '@roundtable/runtime';
+import type { NodeBinding, TeamDefinition, TeamDispatchInput, TeamTurnResult } from '@roundtable/runtime';
+
+/** The seed's team: a writer with the first turn and a reviewer who waits for a mention. */
+export const releaseTeam: TeamDefinition = {
+  id: 'release-team',
+  definitionVersion: 1,
+  data: {
+    task: 'Write the release notes for version 2.0.',
+    globalConcurrency: 1,
+    maxTurnsPerMember: 2,
+    communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: 3 },
+  },
+  nodes: [
+    { id: 'writer', data: { role: 'writer', brief: 'Draft the notes, ask for a review, then apply it.' } },
+    { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft and reply to the writer.', initialTurn: false } },
+  ],
+  edges: [],
+};
+
+export const REVIEW_REPLY = 'Approved. Add one line on the storage migration.';
+
+/** Local functions stand in for model-backed members, so the demo needs no model account. */
+function writer(input: TeamDispatchInput): TeamTurnResult {
+  if (input.result === null) {
+    return {
+      summary: 'Drafted the release notes and asked for a review.',
+      posts: [{ roomId: 'review', text: 'Draft: Version 2.0 adds durable rooms. Please review.', mentions: ['reviewer'] }],
+    };
+  }
+  const reply = input.messages.filter((message) => message.sender === 'reviewer').at(-1);
+  return { summary: `Final notes: Version 2.0 adds durable rooms. Review applied: ${reply?.text ?? '(no reply)'}` };
+}
+
+function reviewer(input: TeamDispatchInput): TeamTurnResult {
+  const draft = input.messages.find((message) => message.sender === 'writer');
+  return {
+    summary: `Reviewed "${draft?.text ?? ''}".`,
+    posts: [{ roomId: 'review', text: REVIEW_REPLY, mentions: ['writer'] }],
+  };
+}
+
+export const releaseGraph = compileGraph(teamGraphType, releaseTeam);
+
+/** Bindings with the team result contract, which reuses the compiled membership checks. */
+export const releaseNodes: Record<string, NodeBinding> = {
+  writer: { run: (ctx) => writer(ctx.input as TeamDispatchInput), contract: teamResultContract(releaseGraph, 'writer'), limits: { timeoutMs: 10_000 } },
+  reviewer: { run: (ctx) => reviewer(ctx.input as TeamDispatchInput), contract: teamResultContract(releaseGraph, 'reviewer'), limits: { timeoutMs: 10_000 } },
+};
