@@ -1,1 +1,2 @@
-export {};
+export { FS_STORAGE_ADAPTER, createFsStorage } from './createFsStorage.js';
+export type { FsStorageOptions } from './createFsStorage.js';

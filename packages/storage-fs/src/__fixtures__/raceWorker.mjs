@@ -1,0 +1,44 @@
+// A child process for the cross-process race test. For each round the parent sends, it reads
+// the head, then appends a batch at the revision the parent names, and reports the outcome.
+// It imports the built package: child processes cannot load TypeScript.
+import { pathToFileURL } from 'node:url';
+
+const [entry = '', directory = '', name = '', batchSizeText = '3'] = process.argv.slice(2);
+const batchSize = Number(batchSizeText);
+/** @type {typeof import('../index.js')} */
+const { createFsStorage } = await import(pathToFileURL(entry).href);
+const storage = createFsStorage({ directory });
+
+/** @param {unknown} error */
+function codeOf(error) {
+  const code = typeof error === 'object' && error !== null ? /** @type {{ code?: unknown }} */ (error).code : undefined;
+  return typeof code === 'string' ? code : String(error);
+}
+
+/** @param {number} round */
+function batch(round) {
+  return Array.from({ length: batchSize }, (_, index) => ({
+    eventId: `${name}-${round}-${index}`,
+    type: 'race:event',
+    version: 1,
+    timestamp: '2025-01-02T03:04:05.678Z',
+    correlationId: 'race',
+    causationId: null,
+    payload: { worker: name, round, index },
+  }));
+}
+
+process.on('message', (/** @type {unknown} */ message) => {
+  const { round, expected } = /** @type {{ round: number, expected: number }} */ (message);
+  void (async () => {
+    const head = await storage.head('race');
+    try {
+      await storage.append('race', expected, batch(round));
+      process.send?.({ round, head, outcome: 'win' });
+    } catch (error) {
+      process.send?.({ round, head, outcome: codeOf(error) });
+    }
+  })();
+});
+process.on('disconnect', () => process.exit(0));
+process.send?.({ ready: true });

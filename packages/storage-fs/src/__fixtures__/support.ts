@@ -1,0 +1,71 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isStorageError } from '@roundtable/storage';
+import type { NewEvent, StorageError, StorageErrorCode } from '@roundtable/storage';
+
+/** A valid new event; the payload defaults to something small. */
+export function newEvent(eventId: string, payload: NewEvent['payload'] = { eventId }): NewEvent {
+  return { eventId, type: 'test:event', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: 'run', causationId: null, payload };
+}
+
+export function newEvents(prefix: string, count: number): NewEvent[] {
+  return Array.from({ length: count }, (_, index) => newEvent(`${prefix}-${index}`));
+}
+
+const created: string[] = [];
+
+/** A fresh real directory under the OS temp dir; `removeTempDirectories` deletes them all. */
+export function tempDirectory(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'roundtable-fs-'));
+  created.push(directory);
+  return directory;
+}
+
+export function removeTempDirectories(): void {
+  for (const directory of created.splice(0)) rmSync(directory, { recursive: true, force: true });
+}
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
+
+/** The storage error `action` rejects with; fails the test if it resolves or throws anything else. */
+export async function storageError(action: () => Promise<unknown>, code: StorageErrorCode): Promise<StorageError> {
+  let caught: unknown;
+  try {
+    await action();
+  } catch (error) {
+    caught = error;
+  }
+  if (caught === undefined) throw new Error(`Expected ${code}, but the call succeeded.`);
+  if (!isStorageError(caught, code)) throw new Error(`Expected ${code}, got ${caught instanceof Error ? caught.message : typeof caught}`, { cause: caught });
+  return caught;
+}
+
+export function permissions(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+export function listFiles(path: string): string[] {
+  return readdirSync(path).sort();
+}
+
+/**
+ * The built package, which child processes import (they cannot load TypeScript). Fails with a
+ * clear message when it is missing or older than the source, instead of testing stale code.
+ */
+export function builtEntry(): string {
+  const entry = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+  const sourceDirectory = fileURLToPath(new URL('..', import.meta.url));
+  if (!existsSync(entry)) throw new Error(`Build @roundtable/storage-fs first (npx tsup): ${entry} is missing.`);
+  const builtAt = statSync(entry).mtimeMs;
+  for (const name of readdirSync(sourceDirectory)) {
+    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+    if (statSync(join(sourceDirectory, name)).mtimeMs > builtAt) throw new Error(`Rebuild @roundtable/storage-fs (npx tsup): src/${name} is newer than dist.`);
+  }
+  return entry;
+}

@@ -1,0 +1,167 @@
+import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { StorageError } from '@roundtable/storage';
+
+/** Modes the adapter sets explicitly on what it creates, whatever the umask. */
+export const DIRECTORY_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const DIRECTORY_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+// O_NONBLOCK: a FIFO dropped where a batch file belongs must not hang a reader.
+const READ_FILE_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
+
+/** The `code` of a Node system error, if it has one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export function unsafePath(path: string, reason: string, cause?: unknown): StorageError {
+  return new StorageError('UNSAFE_STORAGE_PATH', `Refusing to use ${path}: ${reason}.`, { details: { path }, cause });
+}
+
+function requireRealDirectory(path: string, stats: Stats): void {
+  if (stats.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link');
+  if (!stats.isDirectory()) throw unsafePath(path, 'it is not a directory');
+}
+
+/** Rethrows a no-follow open's failure on a symlink (ELOOP) as UNSAFE_STORAGE_PATH. */
+function refuseSymlink(path: string, error: unknown): never {
+  if (errorCode(error) === 'ELOOP') throw unsafePath(path, 'it is a symbolic link', error);
+  if (errorCode(error) === 'ENOTDIR') throw unsafePath(path, 'it is not a directory', error);
+  throw error;
+}
+
+/** Whether a real directory is at `path`; a symlink or anything else there is UNSAFE_STORAGE_PATH. */
+export async function directoryExists(path: string): Promise<boolean> {
+  let stats: Stats;
+  try {
+    stats = await lstat(path);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  requireRealDirectory(path, stats);
+  return true;
+}
+
+export function directoryExistsSync(path: string): boolean {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  requireRealDirectory(path, stats);
+  return true;
+}
+
+/** fsync a directory so the names created in it survive a power loss. */
+export async function fsyncDirectory(path: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, DIRECTORY_FLAGS);
+  } catch (error) {
+    refuseSymlink(path, error);
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `followSymlink` only for an ancestor of the storage directory, which may be a symlink. */
+function fsyncDirectorySync(path: string, followSymlink = false): void {
+  let fd: number;
+  try {
+    fd = openSync(path, followSymlink ? O_RDONLY | O_DIRECTORY : DIRECTORY_FLAGS);
+  } catch (error) {
+    refuseSymlink(path, error);
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Creates one directory with mode 0700 and makes its name durable. An existing directory is
+ * only checked (real directory, not a symlink), never re-moded: it may be the user's.
+ */
+export async function ensureDirectory(path: string): Promise<void> {
+  try {
+    await mkdir(path, { mode: DIRECTORY_MODE });
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+    if (!(await directoryExists(path))) throw unsafePath(path, 'it vanished while being created');
+    return;
+  }
+  let handle: FileHandle;
+  try {
+    handle = await open(path, DIRECTORY_FLAGS);
+  } catch (error) {
+    refuseSymlink(path, error);
+  }
+  try {
+    await handle.chmod(DIRECTORY_MODE);
+  } finally {
+    await handle.close();
+  }
+  await fsyncDirectory(dirname(path));
+}
+
+export function ensureDirectorySync(path: string): void {
+  try {
+    mkdirSync(path, { mode: DIRECTORY_MODE });
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw error;
+    if (!directoryExistsSync(path)) throw unsafePath(path, 'it vanished while being created');
+    return;
+  }
+  chmodSync(path, DIRECTORY_MODE);
+  fsyncDirectorySync(dirname(path));
+}
+
+/**
+ * Makes sure the storage directory exists (creating missing parts with mode 0700) and is a real
+ * directory, not a symlink, and returns its real absolute path. Symlinks among its ancestors are
+ * allowed (macOS's /tmp and /var are symlinks); the directory itself and everything inside may not be.
+ */
+export function prepareStorageDirectorySync(path: string): string {
+  if (!directoryExistsSync(path)) {
+    const firstCreated = mkdirSync(path, { recursive: true, mode: DIRECTORY_MODE });
+    if (firstCreated !== undefined) {
+      const created: string[] = [];
+      for (let current = path; ; current = dirname(current)) {
+        created.unshift(current);
+        if (current === firstCreated || dirname(current) === current) break;
+      }
+      for (const directory of created) {
+        if (!directoryExistsSync(directory)) throw unsafePath(directory, 'it vanished while being created');
+        chmodSync(directory, DIRECTORY_MODE);
+      }
+      fsyncDirectorySync(dirname(firstCreated), true);
+      for (const directory of created.slice(0, -1)) fsyncDirectorySync(directory);
+    }
+    if (!directoryExistsSync(path)) throw unsafePath(path, 'it vanished while being created');
+  }
+  return realpathSync(path);
+}
+
+/** Opens a file for reading without following a symlink; null when nothing is there. */
+export async function openFileForReading(path: string): Promise<FileHandle | null> {
+  try {
+    return await open(path, READ_FILE_FLAGS);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return null;
+    return refuseSymlink(path, error);
+  }
+}

@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { open, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { FILE_MODE, errorCode, unsafePath } from './safeFs.js';
+
+/** A temp file older than this is abandoned whoever wrote it: no append takes an hour. */
+export const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const TEMP_FILE_NAME = /^([0-9a-f]{8})-([1-9]\d*)-[0-9a-f]{16}\.tmp$/;
+// Which machine wrote a temp file: a pid only means something on the machine that owns it.
+const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+
+/**
+ * Writes `bytes` to a new, uniquely named file in `directory` (exclusive create, mode 0600,
+ * never through a symlink) and fsyncs it. Returns its path; on failure nothing is left behind.
+ */
+export async function writeTempFile(directory: string, bytes: Uint8Array): Promise<string> {
+  const path = join(directory, `${HOST_TAG}-${process.pid}-${randomBytes(8).toString('hex')}.tmp`);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw unsafePath(path, 'it is a symbolic link', error);
+    throw error;
+  }
+  try {
+    await handle.chmod(FILE_MODE);
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(path).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  return path;
+}
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== 'ESRCH';
+  }
+}
+
+/**
+ * Removes temp files that no writer will ever link: those written on this machine by a process
+ * that is gone, and any older than an hour. Others (a live writer's, a foreign file) stay.
+ * Best-effort: a temp file is never committed data, so a failure here changes nothing.
+ */
+export function removeStaleTempFilesSync(directory: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = TEMP_FILE_NAME.exec(name);
+    if (match === null) continue;
+    const path = join(directory, name);
+    try {
+      const stats = lstatSync(path);
+      if (!stats.isFile()) continue;
+      const writerGone = match[1] === HOST_TAG && Number(match[2]) !== process.pid && !isProcessAlive(Number(match[2]));
+      if (writerGone || now - stats.mtimeMs > STALE_TEMP_AGE_MS) unlinkSync(path);
+    } catch {
+      // Another instance removed it first, or it is not ours to remove.
+    }
+  }
+}
