@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
 /** The one build config every package shares: ESM, declarations, Node 20. */
-export function getTsupConfig(entry: string[] = ['src/index.ts']): Options | Options[] {
+export function getTsupConfig(entry: string[] | Record<string, string> = ['src/index.ts']): Options | Options[] {
   return defineConfig({
     entry,
     format: ['esm'],

@@ -1,1 +1,136 @@
-export {};
+// `pnpm bench`: every workload in its own child process (so peak RSS is the workload's own),
+// repeated, summarised as median / min / max. JSON on stdout, a readable table on stderr.
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchGraphFold } from './graphFold.js';
+import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.js';
+import type { AdapterName } from './workloads.js';
+
+interface Job {
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append';
+  readonly adapter: AdapterName | 'none';
+  readonly size: number;
+  readonly batchSize?: number;
+  readonly repeats: number;
+}
+
+type Numbers = { [key: string]: number | Numbers | null };
+
+async function runChild(job: Job): Promise<Numbers> {
+  switch (job.workload) {
+    case 'graph-fold':
+      return { ...(await benchGraphFold(job.size)) };
+    case 'ping-pong':
+      return { ...(await benchPingPong(job.adapter as AdapterName, job.size)) };
+    case 'fan-out':
+      return { ...(await benchFanOut(job.adapter as AdapterName, job.size)) };
+    case 'storage-append':
+      return { ...(await benchStorage(job.adapter as AdapterName, job.size, job.batchSize ?? 1)) };
+  }
+}
+
+function spawnJob(job: Job): Promise<Numbers> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as Numbers) : reject(new Error(`${JSON.stringify(job)} exited with ${code}`))));
+  });
+}
+
+/** Median, min and max of every numeric leaf across runs. */
+function summarize(runs: readonly Numbers[]): Numbers {
+  const first = runs[0]!;
+  const out: Numbers = {};
+  for (const [key, value] of Object.entries(first)) {
+    if (typeof value === 'number') {
+      const values = runs.map((run) => run[key] as number).sort((a, b) => a - b);
+      out[key] = { median: values[Math.floor(values.length / 2)]!, min: values[0]!, max: values.at(-1)! };
+    } else if (value !== null) {
+      out[key] = summarize(runs.map((run) => run[key] as Numbers));
+    } else out[key] = null;
+  }
+  return out;
+}
+
+function plan(quick: boolean): Job[] {
+  const jobs: Job[] = [];
+  const sizes = quick ? [1_000] : [1_000, 10_000, 100_000];
+  const repeatsFor = (size: number) => (quick ? 3 : size >= 100_000 ? 1 : size >= 10_000 ? 3 : 5);
+  for (const size of quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) jobs.push({ workload: 'graph-fold', adapter: 'none', size, repeats: quick ? 3 : 5 });
+  for (const adapter of ADAPTERS) {
+    for (const events of quick ? [1_000] : [1_000, 100_000]) {
+      for (const batchSize of [1, 100]) jobs.push({ workload: 'storage-append', adapter, size: events, batchSize, repeats: quick ? 1 : 3 });
+    }
+  }
+  for (const adapter of ADAPTERS) for (const size of sizes) jobs.push({ workload: 'ping-pong', adapter, size, repeats: repeatsFor(size) });
+  for (const adapter of ADAPTERS) jobs.push({ workload: 'fan-out', adapter, size: quick ? 1_000 : 20_000, repeats: quick ? 1 : 3 });
+  return jobs;
+}
+
+function leaf(summary: Numbers, ...path: string[]): number | null {
+  let node: Numbers | number | null = summary;
+  for (const key of path) {
+    if (node === null || typeof node === 'number') return null;
+    node = node[key] ?? null;
+  }
+  return typeof node === 'number' ? node : null;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ args: process.argv.slice(2).filter((arg) => arg !== '--'), options: { quick: { type: 'boolean' }, child: { type: 'string' }, only: { type: 'string' } } });
+  if (values.child !== undefined) {
+    const report = await runChild(JSON.parse(values.child) as Job);
+    process.stdout.write(JSON.stringify({ ...report, peakRssMiB: process.resourceUsage().maxRSS / 1024 }));
+    return;
+  }
+  const quick = values.quick === true;
+  const jobs = plan(quick).filter((job) => values.only === undefined || job.workload === values.only);
+  const results = [];
+  for (const job of jobs) {
+    const runs: Numbers[] = [];
+    for (let i = 0; i < job.repeats; i++) runs.push(await spawnJob(job));
+    const summary = summarize(runs);
+    results.push({ ...job, summary });
+    const perUnit = leaf(summary, 'usPerTurn', 'median') ?? leaf(summary, 'usPerEvent', 'median') ?? leaf(summary, 'lastWindow', 'usPerAppend', 'median');
+    process.stderr.write(
+      `${job.workload.padEnd(15)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}`.padEnd(48) +
+        ` ${perUnit === null ? '' : `${perUnit.toFixed(1)} µs/unit`}  rss ${leaf(summary, 'peakRssMiB', 'median')?.toFixed(0)} MiB\n`,
+    );
+  }
+  // Flatness: µs per unit at the largest size over the smallest, per workload and adapter.
+  const flatness = [];
+  for (const workload of ['graph-fold', 'ping-pong', 'storage-append'] as const) {
+    for (const adapter of ['none', ...ADAPTERS]) {
+      for (const batchSize of workload === 'storage-append' ? [1, 100] : [undefined]) {
+        const rows = results.filter((row) => row.workload === workload && row.adapter === adapter && row.batchSize === batchSize);
+        if (rows.length < 2) continue;
+        const metric = workload === 'graph-fold' ? ['usPerEvent'] : workload === 'ping-pong' ? ['usPerTurn'] : null;
+        const small = rows[0]!;
+        const large = rows.at(-1)!;
+        const ratio =
+          metric === null
+            ? (leaf(large.summary, 'lastWindow', 'usPerAppend', 'median') ?? 0) / (leaf(large.summary, 'firstWindow', 'usPerAppend', 'median') ?? 1)
+            : (leaf(large.summary, ...metric, 'median') ?? 0) / (leaf(small.summary, ...metric, 'median') ?? 1);
+        flatness.push({ workload, adapter, batchSize: batchSize ?? null, from: small.size, to: large.size, ratio: Number(ratio.toFixed(2)) });
+      }
+    }
+  }
+  for (const row of flatness) process.stderr.write(`flatness ${row.workload} ${row.adapter}${row.batchSize ? ` ×${row.batchSize}` : ''}: ${row.ratio} (${row.to} vs ${row.from})\n`);
+  const report = {
+    generatedAt: new Date().toISOString(),
+    machine: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, model: cpus()[0]?.model ?? null },
+    quick,
+    results,
+    flatness,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

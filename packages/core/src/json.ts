@@ -40,19 +40,28 @@ function isPlainObject(value: object): boolean {
 
 /**
  * Walks a value, checking that it is JSON, and calls `write` with its canonical text in order.
- * One walker serves both `assertJson` and `canonicalJson` so the two can never disagree.
+ * One walker serves both `assertJson` and `canonicalJson` so the two can never disagree. It is
+ * on every hot path (storage preflight, result checks), so the JSON pointer of a failure is
+ * built only when something fails, from the stack of keys it keeps.
  */
 export function walkJson(value: unknown, write: ((chunk: string) => void) | null): void {
-  const ancestors = new Set<object>();
+  const ancestors: object[] = [];
+  const tokens: (string | number)[] = [];
+  const fail: (message: string, extra?: string | number) => never = (message, extra) => {
+    let path = '';
+    for (const token of tokens) path = jsonPointer(path, token);
+    if (extra !== undefined) path = jsonPointer(path, extra);
+    throw new JsonValueError(path, message);
+  };
 
-  const visit = (current: unknown, path: string, depth: number): void => {
+  const visit = (current: unknown): void => {
     switch (typeof current) {
       case 'string':
-        if (!isWellFormedString(current)) throw new JsonValueError(path, 'String contains a lone surrogate.');
+        if (!isWellFormedString(current)) fail('String contains a lone surrogate.');
         write?.(JSON.stringify(current));
         return;
       case 'number':
-        if (!Number.isFinite(current)) throw new JsonValueError(path, `Number ${String(current)} is not finite.`);
+        if (!Number.isFinite(current)) fail(`Number ${String(current)} is not finite.`);
         write?.(Object.is(current, -0) ? '0' : JSON.stringify(current));
         return;
       case 'boolean':
@@ -61,55 +70,57 @@ export function walkJson(value: unknown, write: ((chunk: string) => void) | null
       case 'object':
         break;
       default:
-        throw new JsonValueError(path, `A ${typeof current} is not a JSON value.`);
+        fail(`A ${typeof current} is not a JSON value.`);
     }
     if (current === null) {
       write?.('null');
       return;
     }
-    if (depth >= MAX_JSON_DEPTH) throw new JsonValueError(path, `Nesting is deeper than ${MAX_JSON_DEPTH}.`);
-    if (ancestors.has(current)) throw new JsonValueError(path, 'Value contains a cycle.');
-    if (Object.getOwnPropertySymbols(current).length > 0) throw new JsonValueError(path, 'Symbol keys are not JSON.');
-    ancestors.add(current);
-    if (Array.isArray(current)) visitArray(current, path, depth);
-    else visitObject(current, path, depth);
-    ancestors.delete(current);
+    if (ancestors.length >= MAX_JSON_DEPTH) fail(`Nesting is deeper than ${MAX_JSON_DEPTH}.`);
+    if (ancestors.includes(current)) fail('Value contains a cycle.');
+    if (Object.getOwnPropertySymbols(current).length > 0) fail('Symbol keys are not JSON.');
+    ancestors.push(current);
+    if (Array.isArray(current)) visitArray(current);
+    else visitObject(current);
+    ancestors.pop();
   };
 
-  const visitArray = (array: unknown[], path: string, depth: number): void => {
-    if (Object.getPrototypeOf(array) !== Array.prototype) throw new JsonValueError(path, 'Array subclasses are not JSON.');
+  const visitArray = (array: unknown[]): void => {
+    if (Object.getPrototypeOf(array) !== Array.prototype) fail('Array subclasses are not JSON.');
     const keys = Object.keys(array);
-    if (keys.length !== array.length) {
-      throw new JsonValueError(path, keys.length < array.length ? 'Sparse arrays are not JSON.' : 'Arrays with extra properties are not JSON.');
-    }
+    if (keys.length !== array.length) fail(keys.length < array.length ? 'Sparse arrays are not JSON.' : 'Arrays with extra properties are not JSON.');
     write?.('[');
     for (let i = 0; i < array.length; i++) {
-      if (!Object.prototype.hasOwnProperty.call(array, i)) throw new JsonValueError(jsonPointer(path, i), 'Sparse arrays are not JSON.');
+      if (!Object.prototype.hasOwnProperty.call(array, i)) fail('Sparse arrays are not JSON.', i);
       if (i > 0) write?.(',');
-      visit(array[i], jsonPointer(path, i), depth + 1);
+      tokens.push(i);
+      visit(array[i]);
+      tokens.pop();
     }
     write?.(']');
   };
 
-  const visitObject = (object: object, path: string, depth: number): void => {
-    if (!isPlainObject(object)) throw new JsonValueError(path, 'Only plain objects are JSON (this is a class instance).');
-    const keys = Object.keys(object).sort();
-    const descriptors = Object.getOwnPropertyDescriptors(object);
-    if (Object.getOwnPropertyNames(object).length !== keys.length) throw new JsonValueError(path, 'Non-enumerable properties are not JSON.');
+  const visitObject = (object: object): void => {
+    if (!isPlainObject(object)) fail('Only plain objects are JSON (this is a class instance).');
+    // Only the canonical text needs sorted keys; a plain check does not pay for the sort.
+    const keys = write === null ? Object.keys(object) : Object.keys(object).sort();
+    if (Object.getOwnPropertyNames(object).length !== keys.length) fail('Non-enumerable properties are not JSON.');
     write?.('{');
-    keys.forEach((key, index) => {
-      const childPath = jsonPointer(path, key);
-      if (!isWellFormedString(key)) throw new JsonValueError(childPath, 'Key contains a lone surrogate.');
-      const descriptor = descriptors[key];
-      if (descriptor === undefined || !('value' in descriptor)) throw new JsonValueError(childPath, 'Accessor properties are not JSON.');
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!;
+      if (!isWellFormedString(key)) fail('Key contains a lone surrogate.', key);
+      const descriptor = Object.getOwnPropertyDescriptor(object, key);
+      if (descriptor === undefined || !('value' in descriptor)) fail('Accessor properties are not JSON.', key);
       if (index > 0) write?.(',');
       write?.(`${JSON.stringify(key)}:`);
-      visit(descriptor.value, childPath, depth + 1);
-    });
+      tokens.push(key);
+      visit(descriptor.value);
+      tokens.pop();
+    }
     write?.('}');
   };
 
-  visit(value, '', 0);
+  visit(value);
 }
 
 /** Throws `JsonValueError` (INVALID_JSON_VALUE) unless `value` is a JSON value. */

@@ -1,4 +1,4 @@
-import { canonicalJson } from '@roundtable/core';
+import { canonicalJson, isIdentifier } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -82,6 +82,23 @@ describe('prepareAppend', () => {
     ['a non-JSON payload', () => prepareAppend(config(), 's', 0, [event('a', { at: new Date(0) } as unknown as Json)])],
   ])('refuses %s with INVALID_STORED_VALUE', (_label, action) => {
     refusal(action, 'INVALID_STORED_VALUE');
+  });
+
+  it('writes texts equal to the canonical JSON of the stored events and of the new events (property)', () => {
+    const id = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => isIdentifier(s));
+    fc.assert(
+      fc.property(fc.array(fc.record({ eventId: id, payload: fc.jsonValue(), causationId: fc.option(id), version: fc.integer({ min: 1, max: 2 ** 40 }) }), { minLength: 1, maxLength: 4 }), fc.nat({ max: 2 ** 40 }), (specs, head) => {
+        const ids = new Set(specs.map((spec) => spec.eventId));
+        fc.pre(ids.size === specs.length);
+        const events = specs.map((spec) => event(spec.eventId, spec.payload as Json, { causationId: spec.causationId, version: spec.version }));
+        const prepared = prepareAppend(resolveStorageOptions(), 'stream-1', head, events);
+        prepared.texts.forEach((text, i) => {
+          expect(text).toBe(canonicalJson(prepared.events[i]));
+          expect(JSON.parse(text)).toEqual({ ...JSON.parse(canonicalJson(events[i])), envelopeVersion: 1, streamId: 'stream-1', revision: head + i + 1 });
+        });
+        expect(appendBatchBytes(events)).toBe(events.reduce((sum, e) => sum + new TextEncoder().encode(canonicalJson(e)).length, 0));
+      }),
+    );
   });
 
   it('refuses a class instance or a getter as INVALID_STORED_VALUE, not a bare JSON error', () => {

@@ -4,7 +4,7 @@ import { ENVELOPE_VERSION } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
 import type { StorageLimits, StorageOptions } from './storage.js';
 import { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
-import { assertNewEvent, assertRevision, assertStreamId, isStreamId } from './validation.js';
+import { assertNewEventEnvelope, assertRevision, assertStreamId, isStreamId, payloadText } from './validation.js';
 import { findKnownSecret, withoutKnownSecrets } from './knownSecrets.js';
 
 /** Storage options with defaults applied and checked; what adapters keep. */
@@ -102,20 +102,21 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
   let batchBytes = 0;
   for (let index = 0; index < count; index++) {
     const event: unknown = events[index];
-    assertNewEvent(event, `events[${index}]`);
+    assertNewEventEnvelope(event, `events[${index}]`);
+    const payload = payloadText(event.payload, `events[${index}]`, true);
     if (seen.has(event.eventId)) {
       throw new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(event.eventId)} appears twice in the batch.`, {
         details: { eventId: event.eventId },
       });
     }
     seen.add(event.eventId);
-    const payloadBytes = eventPayloadBytes(event);
+    const payloadBytes = utf8ByteLength(payload);
     if (payloadBytes > config.limits.maxEventPayloadBytes) {
       throw new StorageError('STORAGE_LIMIT_EXCEEDED', `events[${index}] payload is ${payloadBytes} bytes, over the limit of ${config.limits.maxEventPayloadBytes}.`, {
         details: { limit: 'maxEventPayloadBytes', bytes: payloadBytes, max: config.limits.maxEventPayloadBytes, index },
       });
     }
-    const eventText = canonicalJson(event);
+    const eventText = newEventText(event, payload);
     batchBytes += utf8ByteLength(eventText);
     const secretAt = findKnownSecret(event, config.knownSecrets, eventText);
     if (secretAt !== null) {
@@ -123,19 +124,7 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
         details: { index, path: secretAt },
       });
     }
-    const record: StoredEvent = {
-      envelopeVersion: ENVELOPE_VERSION,
-      streamId,
-      revision: expectedRevision + index + 1,
-      eventId: event.eventId,
-      type: event.type,
-      version: event.version,
-      timestamp: event.timestamp,
-      correlationId: event.correlationId,
-      causationId: event.causationId,
-      payload: event.payload,
-    };
-    const text = canonicalJson(record);
+    const text = storedEventText(event, payload, streamId, expectedRevision + index + 1);
     texts.push(text);
     stored.push(JSON.parse(text) as StoredEvent);
     eventIds.push(event.eventId);
@@ -146,6 +135,18 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
     });
   }
   return { streamId, expectedRevision, nextHead: expectedRevision + count, events: stored, texts, eventIds };
+}
+
+// The canonical JSON of an event, assembled around the payload's canonical text so the payload
+// is walked once. Keys in code-unit order; the other fields are checked identifiers, numbers or null.
+const field = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+
+function newEventText(event: NewEvent, payload: string): string {
+  return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"eventId":${field(event.eventId)},"payload":${payload},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
+}
+
+function storedEventText(event: NewEvent, payload: string, streamId: string, revision: number): string {
+  return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"envelopeVersion":${ENVELOPE_VERSION},"eventId":${field(event.eventId)},"payload":${payload},"revision":${revision},"streamId":${field(streamId)},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { assertJson, isIdentifier, isRoundtableError, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, isIdentifier, isRoundtableError, utf8ByteLength } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
@@ -57,7 +57,7 @@ function isPlainDataObject(value: object): boolean {
 }
 
 /** Checks the fields every event shares, for a new event or the new-event part of a stored one. */
-function assertEventFields(event: Record<string, unknown>, where: string): void {
+function assertEventFields(event: Record<string, unknown>, where: string, checkPayload = true): void {
   const fail = (field: string, rule: string) => invalid(`${where}: ${field} ${rule}.`, { field });
   if (!isEventIdentifier(event.eventId)) throw fail('eventId', 'must be an identifier of at most 256 UTF-8 bytes');
   if (!isEventIdentifier(event.type)) throw fail('type', 'must be an identifier of at most 256 UTF-8 bytes');
@@ -69,8 +69,20 @@ function assertEventFields(event: Record<string, unknown>, where: string): void 
   if (event.causationId !== null && !isEventIdentifier(event.causationId)) {
     throw fail('causationId', 'must be null or an identifier of at most 256 UTF-8 bytes');
   }
+  if (checkPayload) payloadText(event.payload, where, false);
+}
+
+/**
+ * Checks that a payload is JSON (INVALID_STORED_VALUE otherwise) and, when `canonical`, returns
+ * its canonical text from the same walk.
+ */
+export function payloadText(payload: unknown, where: string, canonical: true): string;
+export function payloadText(payload: unknown, where: string, canonical: false): undefined;
+export function payloadText(payload: unknown, where: string, canonical: boolean): string | undefined {
   try {
-    assertJson(event.payload);
+    if (canonical) return canonicalJson(payload);
+    assertJson(payload);
+    return undefined;
   } catch (error) {
     if (!isRoundtableError(error)) throw error;
     throw invalid(`${where}: payload is not JSON: ${error.message}`, { field: 'payload', cause: error.details });
@@ -79,10 +91,16 @@ function assertEventFields(event: Record<string, unknown>, where: string): void 
 
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
+  assertNewEventEnvelope(value, where);
+  payloadText(value.payload, where, false);
+}
+
+/** Every check of `assertNewEvent` except the walk of the payload (for callers that walk it anyway). */
+export function assertNewEventEnvelope(value: unknown, where: string): asserts value is NewEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object.`);
   if (!isPlainDataObject(value)) throw invalid(`${where} must be a plain object with data properties only.`);
   if (!hasExactKeys(value, NEW_EVENT_KEYS)) throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
-  assertEventFields(value as Record<string, unknown>, where);
+  assertEventFields(value as Record<string, unknown>, where, false);
 }
 
 /**
