@@ -9,6 +9,7 @@ import {
   prepareAppend,
   resolveAgainstHead,
   resolveStorageOptions,
+  storageIoError,
 } from '@roundtable/storage';
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageConfig, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
@@ -50,6 +51,38 @@ class FsRunStorage implements RunStorage {
   }
 
   async head(streamId: string): Promise<number> {
+    try {
+      return await this.headOf(streamId);
+    } catch (error) {
+      throw storageIoError(this.identity.location, error);
+    }
+  }
+
+  async *read(streamId: string, options: ReadOptions = {}): AsyncGenerator<StoredEvent> {
+    try {
+      yield* this.readFrom(streamId, options);
+    } catch (error) {
+      throw storageIoError(this.identity.location, error);
+    }
+  }
+
+  async append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
+    try {
+      return await this.appendBatch(streamId, expectedRevision, events);
+    } catch (error) {
+      throw storageIoError(this.identity.location, error);
+    }
+  }
+
+  async *streams(): AsyncGenerator<{ streamId: string; head: number }> {
+    try {
+      yield* this.listStreams();
+    } catch (error) {
+      throw storageIoError(this.identity.location, error);
+    }
+  }
+
+  private async headOf(streamId: string): Promise<number> {
     this.assertOpen();
     assertStreamId(streamId);
     const state = this.stateOf(streamId);
@@ -59,7 +92,7 @@ class FsRunStorage implements RunStorage {
     });
   }
 
-  async *read(streamId: string, options: ReadOptions = {}): AsyncGenerator<StoredEvent> {
+  private async *readFrom(streamId: string, options: ReadOptions): AsyncGenerator<StoredEvent> {
     this.assertOpen();
     assertStreamId(streamId);
     const after = options?.after ?? 0;
@@ -78,7 +111,7 @@ class FsRunStorage implements RunStorage {
     }
   }
 
-  async append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
+  private async appendBatch(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
     this.assertOpen();
     const prepared = prepareAppend(this.config, streamId, expectedRevision, events);
     const state = this.stateOf(streamId);
@@ -97,7 +130,7 @@ class FsRunStorage implements RunStorage {
     });
   }
 
-  async *streams(): AsyncGenerator<{ streamId: string; head: number }> {
+  private async *listStreams(): AsyncGenerator<{ streamId: string; head: number }> {
     this.assertOpen();
     await this.checkNamespaceFolder();
     const entries = await readdir(this.namespaceFolder, { withFileTypes: true });
@@ -114,7 +147,7 @@ class FsRunStorage implements RunStorage {
     }
     streamIds.sort();
     for (const streamId of streamIds) {
-      const head = await this.head(streamId);
+      const head = await this.headOf(streamId);
       if (head > 0) yield { streamId, head };
     }
   }

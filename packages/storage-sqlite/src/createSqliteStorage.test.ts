@@ -136,8 +136,8 @@ describe('schema and pragmas', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(isStorageError(thrown, 'INVALID_STORAGE_OPTIONS')).toBe(true);
-    expect((thrown as { details: unknown }).details).toMatchObject({ reason: 'UNSUPPORTED_SCHEMA_VERSION', schemaVersion: SQLITE_SCHEMA_VERSION + 1, supportedSchemaVersion: SQLITE_SCHEMA_VERSION });
+    expect(isStorageError(thrown, 'UNSUPPORTED_SCHEMA_VERSION')).toBe(true);
+    expect((thrown as { details: unknown }).details).toMatchObject({ schemaVersion: SQLITE_SCHEMA_VERSION + 1, supportedSchemaVersion: SQLITE_SCHEMA_VERSION });
     expect(db.prepare('SELECT MAX(version) FROM roundtable_migrations').pluck().get()).toBe(SQLITE_SCHEMA_VERSION + 1);
   });
 
@@ -198,15 +198,15 @@ describe('append', () => {
     expect(await a.head('run-1')).toBe(50);
   });
 
-  it('reports a lock held past busyTimeoutMs as STORAGE_LIMIT_EXCEEDED and writes nothing', async () => {
+  it('reports a lock held past busyTimeoutMs as STORAGE_BUSY and writes nothing', async () => {
     const filename = join(directory, 'runs.db');
     const storage = storageAt(filename, { busyTimeoutMs: 50 });
     const holder = rawConnection(filename);
     holder.exec('BEGIN IMMEDIATE');
     const error = await rejection(storage.append('run-1', 0, [newEvent('a')]));
     holder.exec('ROLLBACK');
-    expect(isStorageError(error, 'STORAGE_LIMIT_EXCEEDED')).toBe(true);
-    expect((error as { details: unknown }).details).toMatchObject({ limit: 'busyTimeoutMs', max: 50 });
+    expect(isStorageError(error, 'STORAGE_BUSY')).toBe(true);
+    expect((error as { details: unknown }).details).toMatchObject({ busyTimeoutMs: 50 });
     expect(await storage.head('run-1')).toBe(0);
     expect(await storage.append('run-1', 0, [newEvent('a')])).toBe(1);
   });

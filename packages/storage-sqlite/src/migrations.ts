@@ -49,9 +49,9 @@ function readSchemaVersion(db: BetterSqlite3.Database): number {
 function assertKnownVersion(version: number, location: string): void {
   if (version <= SQLITE_SCHEMA_VERSION) return;
   throw new StorageError(
-    'INVALID_STORAGE_OPTIONS',
+    'UNSUPPORTED_SCHEMA_VERSION',
     `The database ${location} has schema version ${version}, newer than this @roundtable/storage-sqlite supports (${SQLITE_SCHEMA_VERSION}); upgrade the package to open it.`,
-    { details: { reason: 'UNSUPPORTED_SCHEMA_VERSION', schemaVersion: version, supportedSchemaVersion: SQLITE_SCHEMA_VERSION, location } },
+    { details: { schemaVersion: version, supportedSchemaVersion: SQLITE_SCHEMA_VERSION, location } },
   );
 }
 

@@ -1,4 +1,4 @@
-import { StorageError, corruptStream } from '@roundtable/storage';
+import { StorageError, corruptStream, storageIoError } from '@roundtable/storage';
 
 /** Where a SQLite failure happened, so it can be reported with the right storage error. */
 export interface SqliteErrorContext {
@@ -19,24 +19,23 @@ function damaged(context: SqliteErrorContext, message: string, cause: unknown): 
 }
 
 /**
- * Turns a better-sqlite3 error into the storage error a caller can act on. The port has no
- * "busy" code, so a lock held past `busyTimeoutMs` is STORAGE_LIMIT_EXCEEDED with
- * `details.limit = 'busyTimeoutMs'`: a configured limit ran out and nothing was written.
- * Errors that are not about the data or a limit (I/O errors, permissions) pass through unchanged.
+ * Turns a better-sqlite3 error into the storage error a caller can act on: a lock held past
+ * `busyTimeoutMs` is STORAGE_BUSY, damage is CORRUPT_EVENT_STREAM, and every other failure of
+ * the file (disk full, I/O, permissions) is STORAGE_IO_ERROR with the SQLite code in details.
  */
 export function translateSqliteError(error: unknown, context: SqliteErrorContext): unknown {
   const code = sqliteCode(error);
   if (code === undefined) return error;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new StorageError(
-      'STORAGE_LIMIT_EXCEEDED',
+      'STORAGE_BUSY',
       `The database ${context.location} stayed locked by another connection for longer than busyTimeoutMs (${context.busyTimeoutMs} ms); nothing was written.`,
-      { details: { limit: 'busyTimeoutMs', max: context.busyTimeoutMs, sqliteCode: code }, cause: error },
+      { details: { busyTimeoutMs: context.busyTimeoutMs, sqliteCode: code }, cause: error },
     );
   }
   if (code.startsWith('SQLITE_FULL')) {
-    return new StorageError('STORAGE_LIMIT_EXCEEDED', `The disk holding ${context.location} is full; nothing was written.`, {
-      details: { limit: 'disk', sqliteCode: code },
+    return new StorageError('STORAGE_IO_ERROR', `The disk holding ${context.location} is full; nothing was written.`, {
+      details: { location: context.location, systemCode: code },
       cause: error,
     });
   }
@@ -44,7 +43,7 @@ export function translateSqliteError(error: unknown, context: SqliteErrorContext
   // Only `append` writes, and it checks the head and every event id first: a constraint failure
   // means the stored rows disagree with the stream's head.
   if (code.startsWith('SQLITE_CONSTRAINT')) return damaged(context, `its stored rows disagree with its head (${code}).`, error);
-  return error;
+  return storageIoError(context.location, error);
 }
 
 /** Runs synchronous database work and reports SQLite failures as storage errors. */

@@ -13,6 +13,12 @@ export const StorageErrorCodes = {
   UNSAFE_STORAGE_PATH: 'UNSAFE_STORAGE_PATH',
   INVALID_STORAGE_OPTIONS: 'INVALID_STORAGE_OPTIONS',
   STORAGE_CLOSED: 'STORAGE_CLOSED',
+  /** The backing store failed (disk full, permission, I/O error); `details.cause` names the system code. */
+  STORAGE_IO_ERROR: 'STORAGE_IO_ERROR',
+  /** Another process held the store's lock for longer than the adapter waits; nothing was written. */
+  STORAGE_BUSY: 'STORAGE_BUSY',
+  /** The backing data was written by a newer version of the adapter; it is left untouched. */
+  UNSUPPORTED_SCHEMA_VERSION: 'UNSUPPORTED_SCHEMA_VERSION',
 } as const;
 
 export type StorageErrorCode = (typeof StorageErrorCodes)[keyof typeof StorageErrorCodes];
@@ -29,4 +35,16 @@ export class StorageError extends RoundtableError {
 /** True when `error` is a storage error (from any installed copy), optionally with `code`. */
 export function isStorageError(error: unknown, code?: StorageErrorCode): error is StorageError {
   return isRoundtableError(error, code) && Object.values(StorageErrorCodes).includes((error as { code: StorageErrorCode }).code);
+}
+
+/**
+ * Wraps a failure of the backing store that is not already a Roundtable error (ENOSPC, EACCES,
+ * EIO, a driver's I/O error) as STORAGE_IO_ERROR, keeping the original as `cause` and its code
+ * in `details.systemCode`. Roundtable errors pass through unchanged.
+ */
+export function storageIoError(location: string, error: unknown): unknown {
+  if (isRoundtableError(error)) return error;
+  const systemCode = typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : null;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StorageError('STORAGE_IO_ERROR', `The store at ${location} failed: ${reason}`, { details: { location, systemCode }, cause: error });
 }

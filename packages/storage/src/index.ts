@@ -1,4 +1,4 @@
-export { StorageError, StorageErrorCodes, isStorageError } from './errors.js';
+export { StorageError, StorageErrorCodes, isStorageError, storageIoError } from './errors.js';
 export type { StorageErrorCode } from './errors.js';
 export { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 export type { NewEvent, StoredEvent } from './events.js';
