@@ -63,7 +63,7 @@ function plan(quick: boolean): Job[] {
   for (const size of quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) jobs.push({ workload: 'graph-fold', adapter: 'none', size, repeats: quick ? 3 : 5 });
   for (const adapter of ADAPTERS) {
     for (const events of quick ? [1_000] : [1_000, 100_000]) {
-      for (const batchSize of [1, 100]) jobs.push({ workload: 'storage-append', adapter, size: events, batchSize, repeats: quick ? 1 : 3 });
+      for (const batchSize of [1, 100]) jobs.push({ workload: 'storage-append', adapter, size: events, batchSize, repeats: quick || events >= 100_000 ? 1 : 3 });
     }
   }
   for (const adapter of ADAPTERS) for (const size of sizes) jobs.push({ workload: 'ping-pong', adapter, size, repeats: repeatsFor(size) });

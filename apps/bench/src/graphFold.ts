@@ -1,5 +1,6 @@
 import { compileGraph, teamGraphType } from '@roundtable/graph';
-import type { GraphEvent, TeamDefinition } from '@roundtable/graph';
+import type { GraphEvent } from '@roundtable/graph';
+import { pingPongTeam } from './pingPongTeam.js';
 
 export interface GraphFoldReport {
   turns: number;
@@ -9,24 +10,6 @@ export interface GraphFoldReport {
 }
 
 const POST_TEXT = 'ping-pong '.repeat(10);
-
-function pingPongTeam(turns: number): TeamDefinition {
-  return {
-    id: 'bench-ping-pong',
-    definitionVersion: 1,
-    data: {
-      task: 'Alternate turns, each mentioning the other member.',
-      globalConcurrency: 1,
-      maxTurnsPerMember: Math.max(1, Math.ceil(turns / 2)),
-      communication: { rooms: [{ id: 'table', members: ['ping', 'pong'] }], tailMessages: 3 },
-    },
-    nodes: [
-      { id: 'ping', data: { role: 'ping', brief: 'Reply to pong.' } },
-      { id: 'pong', data: { role: 'pong', brief: 'Reply to ping.', initialTurn: false } },
-    ],
-    edges: [],
-  };
-}
 
 /**
  * Folds and decides `turns` turns of the ping-pong workload with the team reducer alone (no

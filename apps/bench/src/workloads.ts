@@ -9,6 +9,7 @@ import type { NewEvent, RunStorage } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
+import { pingPongTeam } from './pingPongTeam.js';
 
 export type AdapterName = 'memory' | 'fs' | 'sqlite-full' | 'sqlite-normal';
 export const ADAPTERS: readonly AdapterName[] = ['memory', 'fs', 'sqlite-full', 'sqlite-normal'];
@@ -51,24 +52,6 @@ export async function createBenchStore(adapter: AdapterName): Promise<BenchStore
 }
 
 const POST = 'x'.repeat(90);
-
-function pingPongTeam(turns: number): TeamDefinition {
-  return {
-    id: 'bench-ping-pong',
-    definitionVersion: 1,
-    data: {
-      task: 'Alternate turns, each mentioning the other member.',
-      globalConcurrency: 1,
-      maxTurnsPerMember: Math.ceil(turns / 2),
-      communication: { rooms: [{ id: 'table', members: ['ping', 'pong'] }], tailMessages: 3 },
-    },
-    nodes: [
-      { id: 'ping', data: { role: 'ping', brief: 'Reply to pong.' } },
-      { id: 'pong', data: { role: 'pong', brief: 'Reply to ping.', initialTurn: false } },
-    ],
-    edges: [],
-  };
-}
 
 export interface RunReport {
   turns: number;

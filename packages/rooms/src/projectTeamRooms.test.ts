@@ -1,6 +1,6 @@
 import { lstat, mkdtemp, readFile, readdir, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType, TeamDefinition, TeamTurnResult } from '@roundtable/graph';
@@ -108,7 +108,11 @@ describe('projectTeamRooms', () => {
     await unlink(files[0]!.path);
     await symlink(victim, files[0]!.path);
     await writeFile(join(directory, 'notes.txt'), 'mine');
+    // A temp file of another writer (same naming scheme) is left alone too.
+    const foreignTemp = join(directory, `.${basename(files[0]!.path)}.0123456789abcdef.tmp`);
+    await writeFile(foreignTemp, 'in progress elsewhere');
     const again = await projectTeamRooms({ storage, runId: 'run-1', directory });
+    expect(await readFile(foreignTemp, 'utf8')).toBe('in progress elsewhere');
     expect((await lstat(again.files[0]!.path)).isSymbolicLink()).toBe(false);
     expect(await readFile(victim, 'utf8')).toBe('precious');
     expect(await readFile(join(directory, 'notes.txt'), 'utf8')).toBe('mine');

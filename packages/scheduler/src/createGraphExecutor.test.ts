@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
+import type { GraphType, GraphTypeFunctions } from '@roundtable/graph';
 import type { TeamDispatchInput, TeamGraphResult } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError, loadRunDefinition } from './index.js';
@@ -229,6 +230,12 @@ describe('attempt failures', () => {
     expect(failure.code).toBe('RESULT_TOO_LARGE');
   });
 
+  it('KNOWN_SECRET when storage refuses the outcome for a secret, without repeating it', async () => {
+    const failure = await writerFailure(() => ({ summary: 'the key is hunter2-secret' }), { knownSecrets: ['hunter2-secret'] });
+    expect(failure.code).toBe('KNOWN_SECRET');
+    expect(failure.message).not.toContain('hunter2-secret');
+  });
+
   it('records a contract-parsed result', async () => {
     const storage = createMemoryStorage();
     const contract = { validate: (value: unknown) => ({ ...(value as object), summary: 'normalised' }) };
@@ -425,5 +432,46 @@ describe('concurrency, abort and recovery', () => {
       expect(writerAttempts).toEqual(expectedAttempts);
       expect(record.filter((e) => e.type === 'graph:node-resumed')).toHaveLength(cut === 3 ? 1 : 0);
     }
+  });
+});
+
+describe('graph types other than team', () => {
+  // A one-node graph whose decide is given by the test; state counts completions.
+  function customGraph(decide: (completions: number) => ReturnType<GraphTypeFunctions<number>['decide']>) {
+    const type: GraphType<number> = {
+      kind: 'custom',
+      version: 1,
+      compile: () => ({
+        initialState: () => 0,
+        reduce: (state, event) => (event.type === 'graph:node-completed' ? state + 1 : state),
+        decide,
+        describe: () => ({ kind: 'custom' }),
+      }),
+    };
+    return compileGraph(type, { id: 'custom', definitionVersion: 1, data: {}, nodes: [{ id: 'only', data: {} }], edges: [] });
+  }
+
+  it('throws EMPTY_DECISION when decide returns nothing and nothing is in flight', async () => {
+    const storage = createMemoryStorage();
+    const executor = await createGraphExecutor({ runId: RUN, graph: customGraph(() => []), storage, nodes: { only: () => 1 } });
+    expect((await rejection(executor.run())).code).toBe('EMPTY_DECISION');
+    expect(await storage.head(RUN)).toBe(1); // only graph:run-started
+  });
+
+  it('throws DUPLICATE_POSITION before writing a position a second time', async () => {
+    const storage = createMemoryStorage();
+    const graph = customGraph(() => [{ kind: 'dispatch', nodeId: 'only', position: 'p', input: null }]);
+    const executor = await createGraphExecutor({ runId: RUN, graph, storage, nodes: { only: () => 1 } });
+    expect((await rejection(executor.run())).code).toBe('DUPLICATE_POSITION');
+    const types = (await readAll(storage, RUN)).map((event) => event.type);
+    expect(types).toEqual(['graph:run-started', 'graph:node-dispatched', 'graph:node-attempt-started', 'graph:node-completed']);
+  });
+
+  it('completes with the output decide gives', async () => {
+    const graph = customGraph((completions) => (completions < 2 ? [{ kind: 'dispatch', nodeId: 'only', position: `p${completions}`, input: completions }] : [{ kind: 'complete', output: 'done' }]));
+    const inputs: unknown[] = [];
+    const executor = await createGraphExecutor({ runId: RUN, graph, storage: createMemoryStorage(), nodes: { only: ({ input }) => (inputs.push(input), 1) } });
+    expect(await executor.run()).toEqual({ kind: 'complete', output: 'done' });
+    expect(inputs).toEqual([0, 1]);
   });
 });
