@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType, GraphTypeFunctions } from '@roundtable/graph';
+import type { RunStorage } from '@roundtable/storage';
 import type { TeamDispatchInput, TeamGraphResult } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError, loadRunDefinition } from './index.js';
@@ -48,6 +49,29 @@ describe('the seed conversation', () => {
     expect(await reopened.head(RUN)).toBe(events.length);
     expect(await loadRunDefinition(reopened, RUN)).toEqual({ kind: 'team', typeVersion: 1, digest: graph.definition.digest, value: seedTeam() });
     expect(await loadRunDefinition(reopened, 'no-such-run')).toBeNull();
+  });
+
+  it('replays a completed run by reading its record once', async () => {
+    const backing = createMemoryBacking();
+    await (await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage({ backing }), nodes: seedNodes })).run();
+    const inner = createMemoryStorage({ backing });
+    let eventsRead = 0;
+    const counting: RunStorage = {
+      identity: inner.identity,
+      head: (streamId) => inner.head(streamId),
+      append: (streamId, expected, events) => inner.append(streamId, expected, events),
+      streams: () => inner.streams(),
+      close: () => inner.close(),
+      async *read(streamId, options) {
+        for await (const event of inner.read(streamId, options)) {
+          eventsRead++;
+          yield event;
+        }
+      },
+    };
+    const replay = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: counting, nodes: seedNodes });
+    expect((await replay.run()).kind).toBe('complete');
+    expect(eventsRead).toBe(await inner.head(RUN));
   });
 
   it('writes the same record for the same clock and ids', async () => {

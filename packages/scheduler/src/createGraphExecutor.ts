@@ -139,9 +139,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     try {
       const runSignal = signal ?? new AbortController().signal;
       throwIfAborted(runSignal);
-      const result = await body(runSignal);
-      throwIfAborted(runSignal);
-      return result;
+      // The loop checks the signal before each batch, so a run that finished is not reported aborted.
+      return await body(runSignal);
     } finally {
       this.#busy = false;
     }
