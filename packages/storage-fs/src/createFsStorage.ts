@@ -103,7 +103,7 @@ class FsRunStorage implements RunStorage {
       return state.head;
     });
     if (after >= head) return;
-    for await (const batch of state.batches(after + 1, head)) {
+    for (const batch of state.batches(after + 1, head)) {
       this.assertOpen();
       for (const event of batch.events) {
         if (event.revision > after) yield event;

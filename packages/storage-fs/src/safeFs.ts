@@ -156,12 +156,13 @@ export function prepareStorageDirectorySync(path: string): string {
   return realpathSync(path);
 }
 
-/** Opens a file for reading without following a symlink; null when nothing is there. */
-export async function openFileForReading(path: string): Promise<FileHandle | null> {
+/** Opens a file for reading without following a symlink: a file descriptor, or null when nothing is there. */
+export function openFileForReadingSync(path: string): number | null {
   try {
-    return await open(path, READ_FILE_FLAGS);
+    return openSync(path, READ_FILE_FLAGS);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null;
     return refuseSymlink(path, error);
   }
 }
+

@@ -1,55 +1,49 @@
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { corruptStream } from '@roundtable/storage';
 import type { PreparedAppend } from '@roundtable/storage';
 import { batchFileName, decodeBatchFile, firstRevisionOfBatchFile } from './batchFile.js';
 import type { DecodedBatch } from './batchFile.js';
-import { directoryExists, openFileForReading, unsafePath } from './safeFs.js';
+import { directoryExists, openFileForReadingSync, unsafePath } from './safeFs.js';
 
-/** How many batch files a listing or a read keeps in flight ahead of the one it is checking. */
-const READ_AHEAD = 8;
 /** Far above any batch the limits allow; a bigger file is not ours, and is not read into memory. */
 const MAX_BATCH_FILE_BYTES = 1024 * 1024 * 1024;
 
-/** Reads and checks the batch file that starts at `first`; null when there is none. */
-export async function readBatchFile(folder: string, streamId: string, first: number): Promise<DecodedBatch | null> {
+/**
+ * Reads and checks the batch file that starts at `first`; null when there is none. Batch files
+ * are small and already on disk, so they are read synchronously: four thread-pool round trips
+ * per file (open, stat, read, close) cost several times more than the reads themselves, and a
+ * replay reads one file per append. The event loop is held for one small file at a time.
+ */
+export function readBatchFile(folder: string, streamId: string, first: number): DecodedBatch | null {
   const path = join(folder, batchFileName(first));
-  const handle = await openFileForReading(path);
-  if (handle === null) return null;
+  const fd = openFileForReadingSync(path);
+  if (fd === null) return null;
   let bytes: Buffer;
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (!stats.isFile()) throw corruptStream(streamId, `${batchFileName(first)} is not a regular file.`);
     if (stats.size > MAX_BATCH_FILE_BYTES) throw corruptStream(streamId, `${batchFileName(first)} is too large to be a batch file.`);
     // Committed batch files never change, so one read of the size fstat gave is the whole file;
     // if it is not (the file was tampered with meanwhile), the checksum check catches it.
     bytes = Buffer.allocUnsafe(stats.size);
-    const { bytesRead } = await handle.read(bytes, 0, stats.size, 0);
+    const bytesRead = readSync(fd, bytes, 0, stats.size, 0);
     bytes = bytes.subarray(0, bytesRead);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
   return decodeBatchFile(bytes, streamId, first);
 }
 
 /**
- * Reads the batch files starting at each of `firsts`, yielding them in order while up to
- * READ_AHEAD later ones are already being read: a reopen or replay waits on the disk once per
- * window rather than once per file. A missing file is damage here: these batches are known.
+ * Reads the batch files starting at each of `firsts`, in order. A missing file is damage here:
+ * these batches are known.
  */
-async function* readBatchFiles(folder: string, streamId: string, firsts: readonly number[]): AsyncGenerator<DecodedBatch> {
-  const inFlight: Promise<DecodedBatch | null>[] = [];
-  let next = 0;
-  while (next < firsts.length || inFlight.length > 0) {
-    while (inFlight.length < READ_AHEAD && next < firsts.length) {
-      const reading = readBatchFile(folder, streamId, firsts[next++]!);
-      // Failures surface in order, when their turn comes; never as an unhandled rejection.
-      reading.catch(() => undefined);
-      inFlight.push(reading);
-    }
-    const index = next - inFlight.length;
-    const batch = await inFlight.shift()!;
-    if (batch === null) throw corruptStream(streamId, `batch file ${batchFileName(firsts[index]!)} is missing.`);
+function* readBatchFiles(folder: string, streamId: string, firsts: readonly number[]): Generator<DecodedBatch> {
+  for (const first of firsts) {
+    const batch = readBatchFile(folder, streamId, first);
+    if (batch === null) throw corruptStream(streamId, `batch file ${batchFileName(first)} is missing.`);
     yield batch;
   }
 }
@@ -103,7 +97,7 @@ export class StreamState {
     }
     if (!this.listed) await this.listFolder();
     for (;;) {
-      const batch = await readBatchFile(this.folder, this.streamId, this.head + 1);
+      const batch = readBatchFile(this.folder, this.streamId, this.head + 1);
       if (batch === null) return;
       this.addBatch(batch.first, batch.count, batch.events.map((event) => event.eventId));
     }
@@ -130,7 +124,7 @@ export class StreamState {
    * The committed batches holding revisions `from` … `to` (1 ≤ from ≤ to ≤ head), read from disk
    * one by one, so reads cost what they return and not the stream's length.
    */
-  async *batches(from: number, to: number): AsyncGenerator<DecodedBatch> {
+  *batches(from: number, to: number): Generator<DecodedBatch> {
     const start = this.batchIndexOf(from);
     let end = start;
     while (end < this.batchStarts.length && this.batchStarts[end]! <= to) end++;
@@ -138,7 +132,7 @@ export class StreamState {
     const head = this.head;
     const firsts = this.batchStarts.slice(start, end);
     let index = start;
-    for await (const batch of readBatchFiles(this.folder, this.streamId, firsts)) {
+    for (const batch of readBatchFiles(this.folder, this.streamId, firsts)) {
       const last = index + 1 < this.batchStarts.length ? this.batchStarts[index + 1]! - 1 : head;
       if (batch.first + batch.count - 1 !== last) {
         throw corruptStream(this.streamId, `batch file ${batchFileName(batch.first)} holds ${batch.count} events, expected ${last - batch.first + 1}.`);
@@ -149,9 +143,9 @@ export class StreamState {
   }
 
   /** The canonical texts of revisions `from` … `to`, for the byte-identical retry check. */
-  async committedTexts(from: number, to: number): Promise<string[]> {
+  committedTexts(from: number, to: number): string[] {
     const texts: string[] = [];
-    for await (const batch of this.batches(from, to)) {
+    for (const batch of this.batches(from, to)) {
       batch.texts.forEach((text, index) => {
         const revision = batch.first + index;
         if (revision >= from && revision <= to) texts.push(text);
@@ -194,7 +188,7 @@ export class StreamState {
       firsts.push(first);
     }
     firsts.sort((a, b) => a - b);
-    for await (const batch of readBatchFiles(this.folder, this.streamId, firsts)) {
+    for (const batch of readBatchFiles(this.folder, this.streamId, firsts)) {
       const first = batch.first;
       if (first > this.head + 1) throw corruptStream(this.streamId, `revisions ${this.head + 1} to ${first - 1} are missing.`);
       if (first <= this.head) throw corruptStream(this.streamId, `batch file ${batchFileName(first)} overlaps revision ${this.head}.`);
