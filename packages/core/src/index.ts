@@ -3,6 +3,7 @@ export type { RoundtableErrorOptions } from './errors.js';
 export { JsonValueError, JsonErrorCodes, MAX_JSON_DEPTH, assertJson, isJson, isWellFormedString } from './json.js';
 export type { Json, JsonObject } from './json.js';
 export { canonicalJson } from './canonicalJson.js';
+export { copyFrozenJson, jsonHeight } from './frozenJson.js';
 export { digest } from './digest.js';
 export type { Digest } from './digest.js';
 export { sha256Hex } from './sha256.js';

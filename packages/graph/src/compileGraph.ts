@@ -1,4 +1,4 @@
-import { canonicalJson, digest, isIdentifier } from '@roundtable/core';
+import { canonicalJson, copyFrozenJson, digest, isIdentifier } from '@roundtable/core';
 import type { Digest, Json } from '@roundtable/core';
 import { GraphErrorCodes, GraphValidationError, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
@@ -9,7 +9,7 @@ import type { GraphDefinition } from './graphDefinition.js';
 import { checkGraphEvent } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
 import type { GraphType, GraphTypeFunctions } from './graphType.js';
-import { copyFrozenJson, isPositiveSafeInteger, isRecord } from './json.js';
+import { isPositiveSafeInteger, isRecord } from './json.js';
 
 /** A definition compiled by its graph type, with every function checked at the boundary. */
 export interface CompiledGraph<State> {

@@ -1,6 +1,7 @@
+import { copyFrozenJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import type { GraphEvent } from './graphEvent.js';
-import { copyFrozenJson, isRecord } from './json.js';
+import { isRecord } from './json.js';
 import type { TeamPlan } from './teamPlan.js';
 import type { TeamMessage, TeamTurnResult } from './teamSchemas.js';
 import { appendableLog, teamPosition } from './teamState.js';

@@ -1,7 +1,7 @@
-import { MAX_JSON_DEPTH, jsonPointer } from '@roundtable/core';
+import { MAX_JSON_DEPTH, jsonHeight, jsonPointer } from '@roundtable/core';
 import { GraphErrorCodes, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
-import { findJsonProblem, hasOwn, isRecord, jsonHeight } from './json.js';
+import { findJsonProblem, hasOwn, isRecord } from './json.js';
 import type { TeamPlan } from './teamPlan.js';
 
 const POST_KEYS = ['roomId', 'text', 'mentions'];
