@@ -30,12 +30,18 @@ function errorMessage(error: unknown): string {
   return 'The node threw a value that is not an Error.';
 }
 
-function jsonBytes(value: unknown): number | null {
+/** The canonical JSON text of a value, or null when it is not JSON. */
+function jsonText(value: unknown): string | null {
   try {
-    return utf8ByteLength(canonicalJson(value));
+    return canonicalJson(value);
   } catch {
     return null;
   }
+}
+
+function jsonBytes(value: unknown): number | null {
+  const text = jsonText(value);
+  return text === null ? null : utf8ByteLength(text);
 }
 
 function parseAction(action: unknown): NodeAction | string {
@@ -128,22 +134,25 @@ async function runWithTimeout(
 
 function checkResult(graph: CompiledGraph<unknown>, binding: NodeBindingObject, nodeId: string, output: unknown): AttemptOutcome {
   const outputBytes = binding.limits?.outputBytes;
-  const bytes = jsonBytes(output);
-  if (bytes === null) return failed(AttemptFailureCodes.RESULT_INVALID, 'The result is not a JSON value.');
+  let text = jsonText(output);
+  if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, 'The result is not a JSON value.');
+  const bytes = utf8ByteLength(text);
   if (outputBytes !== undefined && bytes > outputBytes) {
     return failed(AttemptFailureCodes.OUTPUT_LIMIT, `The result is ${bytes} bytes, over the limit of ${outputBytes}.`);
   }
-  let result: unknown = output;
   if (binding.contract) {
+    let accepted: unknown;
     try {
-      result = binding.contract.validate(output);
+      accepted = binding.contract.validate(output);
     } catch (error) {
       return failed(AttemptFailureCodes.RESULT_INVALID, isRoundtableError(error) ? error.message : `The result contract refused it: ${errorMessage(error)}`);
     }
-    if (jsonBytes(result) === null) return failed(AttemptFailureCodes.RESULT_INVALID, 'The result contract returned a value that is not JSON.');
+    text = jsonText(accepted);
+    if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, 'The result contract returned a value that is not JSON.');
   }
-  // Record a copy: the node keeps its object, and later edits to it must not reach the state.
-  const copy = JSON.parse(canonicalJson(result)) as Json;
+  // Record a copy made from the text already written: the node keeps its object, and later
+  // edits to it must not reach the state.
+  const copy = JSON.parse(text) as Json;
   const issue = graph.validateNodeResult?.(nodeId, copy) ?? null;
   if (issue !== null) return failed(AttemptFailureCodes.RESULT_INVALID, `${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`);
   return { kind: 'completed', result: copy };

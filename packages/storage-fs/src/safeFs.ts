@@ -62,14 +62,18 @@ export function directoryExistsSync(path: string): boolean {
   return true;
 }
 
+/** Opens a directory without following a symlink (UNSAFE_STORAGE_PATH if it is one). */
+async function openDirectory(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, DIRECTORY_FLAGS);
+  } catch (error) {
+    return refuseSymlink(path, error);
+  }
+}
+
 /** fsync a directory so the names created in it survive a power loss. */
 export async function fsyncDirectory(path: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, DIRECTORY_FLAGS);
-  } catch (error) {
-    refuseSymlink(path, error);
-  }
+  const handle = await openDirectory(path);
   try {
     await handle.sync();
   } finally {
@@ -104,12 +108,7 @@ export async function ensureDirectory(path: string): Promise<void> {
     if (!(await directoryExists(path))) throw unsafePath(path, 'it vanished while being created');
     return;
   }
-  let handle: FileHandle;
-  try {
-    handle = await open(path, DIRECTORY_FLAGS);
-  } catch (error) {
-    refuseSymlink(path, error);
-  }
+  const handle = await openDirectory(path);
   try {
     await handle.chmod(DIRECTORY_MODE);
   } finally {
