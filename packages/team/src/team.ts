@@ -1,0 +1,193 @@
+import type { Json } from '@roundtable/core';
+import { GraphExecutionError, RunRecordFolder, compileGraph } from '@roundtable/graph';
+import type { CompiledGraph, GraphDefinition, StoredRunDefinition } from '@roundtable/graph';
+import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
+import type { GraphRunResult } from '@roundtable/scheduler';
+import type { RunStorage } from '@roundtable/storage';
+import { TeamError, TeamJobFailureCodes, configError } from './errors.js';
+import { jobBindings } from './jobBindings.js';
+import { JobSession } from './jobSession.js';
+import { assertHoldsCommit } from './repository.js';
+import { checkRunId, resolveTeamConfig } from './teamConfig.js';
+import type { ResolvedTeamConfig, TeamConfig } from './teamConfig.js';
+import { teamJobGraphType } from './teamJobGraphType.js';
+import {
+  CALLBACK_REVIEW_NODE_ID,
+  INTEGRATION_NODE_ID,
+  TEAM_JOB_GRAPH_KIND,
+  TEAM_JOB_GRAPH_VERSION,
+  agentNodeId,
+  planTeamJob,
+  reviewerNodeId,
+} from './teamJobPlan.js';
+import type { TeamJobPlan } from './teamJobPlan.js';
+import { teamJobReport } from './teamJobReport.js';
+import type { TeamJobReport } from './teamJobReport.js';
+import { ReviewAnswerSchema } from './teamJobSchemas.js';
+import type { TeamJobState } from './teamJobState.js';
+
+export interface TeamRunOptions {
+  readonly storage: RunStorage;
+  /** The job's run id: its stream id, and part of every branch name the job makes. */
+  readonly runId: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface TeamResumeOptions extends TeamRunOptions {
+  /** A paused or unfinished position: `review` for a callback review, `agent/<name>` after a crash. */
+  readonly position: string;
+  /** For a callback review, `{ approved: boolean, note?: string }`. */
+  readonly value?: Json;
+}
+
+/** A job's result: what the record says, and how the job stands. */
+export interface TeamJobResult extends TeamJobReport {
+  readonly runId: string;
+  /**
+   * `passed`: every agent passed, the branches were merged (unless `integrate` is false) and the
+   * review passed; `failed`: see `failure`; `paused`: see `pause` (a callback review, or an
+   * attempt to reconcile after a crash); `waiting`: attempts a stopped process left unfinished,
+   * `resume` each of `waiting`.
+   */
+  readonly status: 'passed' | 'failed' | 'paused' | 'waiting';
+  /** Why the job failed: `code` is one of `TeamJobFailureCodes`; `agents` names the agents at fault. */
+  readonly failure: { readonly code: string; readonly message: string; readonly agents: readonly string[] } | null;
+  readonly pause: { readonly position: string | null; readonly reason: string; readonly request: Json } | null;
+  readonly waiting: readonly string[];
+}
+
+export interface TeamJob {
+  /** Starts the job, or continues it from its record; a finished job's result is replayed. */
+  run(options: TeamRunOptions): Promise<TeamJobResult>;
+  /** Answers a callback review, or recovers an attempt a stopped process left unfinished. */
+  resume(options: TeamResumeOptions): Promise<TeamJobResult>;
+}
+
+const DEFINITION_ID = 'team-job';
+
+/** The graph definition of a job: the config's decisions, its run id and its start commit. */
+export function teamJobDefinition(config: ResolvedTeamConfig, runId: string, startCommit: string): GraphDefinition {
+  const review = config.review;
+  const nodes: GraphDefinition['nodes'] = config.agents.map((agent) => ({
+    id: agentNodeId(agent.name),
+    data: { kind: 'agent', name: agent.name, role: agent.role, brief: agent.brief },
+  }));
+  if (config.integrate) nodes.push({ id: INTEGRATION_NODE_ID, data: { kind: 'integration' } });
+  if (review?.kind === 'panel') for (const reviewer of review.reviewers) nodes.push({ id: reviewerNodeId(reviewer.name), data: { kind: 'reviewer', name: reviewer.name } });
+  if (review?.kind === 'callback') nodes.push({ id: CALLBACK_REVIEW_NODE_ID, data: { kind: 'callback' } });
+  return {
+    id: DEFINITION_ID,
+    definitionVersion: 1,
+    data: {
+      task: config.task,
+      runId,
+      startCommit,
+      integrate: config.integrate,
+      concurrency: config.concurrency,
+      review:
+        review === null
+          ? null
+          : review.kind === 'panel'
+            ? { kind: 'panel', threshold: review.threshold ?? review.reviewers.length }
+            : { kind: 'callback', reason: review.reason, request: review.request ?? null },
+    },
+    nodes,
+    edges: [],
+  };
+}
+
+function storedStartCommit(stored: StoredRunDefinition, runId: string): string {
+  const data = (stored.value as { data?: { startCommit?: unknown } } | null)?.data;
+  if (stored.kind !== TEAM_JOB_GRAPH_KIND || stored.typeVersion !== TEAM_JOB_GRAPH_VERSION || typeof data?.startCommit !== 'string') {
+    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds a ${stored.kind} graph v${stored.typeVersion}, not a team job.`, {
+      details: { stored: { kind: stored.kind, typeVersion: stored.typeVersion, digest: stored.digest } },
+    });
+  }
+  return data.startCommit;
+}
+
+async function readNew(storage: RunStorage, runId: string, folder: RunRecordFolder<TeamJobState>): Promise<void> {
+  for await (const event of storage.read(runId, { after: folder.revision })) folder.apply(event);
+  folder.endOfRead();
+}
+
+/** Whether continuing the folded job runs anything (so the repository must be there). */
+function hasWorkToDo(graph: CompiledGraph<TeamJobState>, folder: RunRecordFolder<TeamJobState>): boolean {
+  if (folder.revision === 0) return true;
+  if (folder.open.size > 0) return false;
+  return graph.decide(folder.state)[0]?.kind === 'dispatch';
+}
+
+function failureAgents(code: string, report: TeamJobReport): string[] {
+  if (code === TeamJobFailureCodes.AGENT_FAILED) return report.agents.filter((agent) => agent.outcome === 'fail').map((agent) => agent.name);
+  if (code === TeamJobFailureCodes.INTEGRATION_CONFLICT) return [...(report.integration?.conflict?.agents ?? [])];
+  return [];
+}
+
+function jobResult(runId: string, plan: TeamJobPlan, state: TeamJobState, outcome: GraphRunResult): TeamJobResult {
+  const report = teamJobReport(plan, state);
+  const base = { runId, ...report, failure: null, pause: null, waiting: [] as string[] };
+  switch (outcome.kind) {
+    case 'complete':
+      return { ...base, status: 'passed' };
+    case 'fail':
+      return { ...base, status: 'failed', failure: { code: outcome.code, message: outcome.message, agents: failureAgents(outcome.code, report) } };
+    case 'pause':
+      return { ...base, status: 'paused', pause: { position: outcome.position, reason: outcome.reason, request: outcome.request } };
+    case 'waiting':
+      return { ...base, status: 'waiting', waiting: [...outcome.positions] };
+  }
+}
+
+async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resume: { position: string; value: Json } | null): Promise<TeamJobResult> {
+  const runId = checkRunId(options?.runId);
+  const storage = options.storage;
+  if (typeof storage?.read !== 'function' || typeof storage.append !== 'function') throw configError('/storage', 'storage must be a RunStorage.');
+  const session = new JobSession(config, runId, options.signal);
+  try {
+    const stored = await loadRunDefinition(storage, runId);
+    if (stored === null && resume !== null) {
+      throw new GraphExecutionError('PROTOCOL', `Run ${runId} holds no team job to resume.`, { details: { position: resume.position } });
+    }
+    const startCommit = stored === null ? (await session.repository()).head : storedStartCommit(stored, runId);
+    const graph = compileGraph(teamJobGraphType, teamJobDefinition(config, runId, startCommit));
+    const plan = planTeamJob(graph.definition.value);
+    const folder = new RunRecordFolder(graph);
+    await readNew(storage, runId, folder);
+
+    if (resume !== null && resume.position === plan.callback) {
+      if (!ReviewAnswerSchema.safeParse(resume.value).success) {
+        throw new TeamError('INVALID_REVIEW_ANSWER', 'Answer a callback review with { approved: boolean, note?: string }.', { details: { value: resume.value } });
+      }
+    } else if (resume !== null || hasWorkToDo(graph, folder)) {
+      const repository = await session.repository();
+      if (stored !== null) await assertHoldsCommit(repository, startCommit);
+    }
+
+    const executor = await createGraphExecutor({ runId, graph, storage, nodes: jobBindings(session, plan) });
+    let outcome: GraphRunResult;
+    try {
+      outcome = resume === null ? await executor.run(session.signal) : await executor.resume(resume.position, { value: resume.value, signal: session.signal });
+    } catch (error) {
+      throw session.error ?? error;
+    }
+    if (session.error !== null) throw session.error;
+    await readNew(storage, runId, folder);
+    return jobResult(runId, plan, folder.state, outcome);
+  } finally {
+    session.dispose();
+  }
+}
+
+/**
+ * A callable team job (SPEC §19): agents in parallel, each in its own git worktree, their
+ * branches integrated and the result reviewed, durable on the stored executor. The config is
+ * checked here (`TEAM_CONFIG`); nothing is created until `run`.
+ */
+export function team(config: TeamConfig): TeamJob {
+  const resolved = resolveTeamConfig(config);
+  return {
+    run: (options) => runJob(resolved, options, null),
+    resume: (options) => runJob(resolved, options, { position: options?.position, value: options?.value ?? null }),
+  };
+}
