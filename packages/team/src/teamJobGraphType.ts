@@ -208,7 +208,8 @@ function describeTeamJob(plan: TeamJobPlan): Json {
         : data.review.kind === 'panel'
           ? { kind: 'panel', threshold: data.review.threshold, reviewers: plan.reviewers.map((reviewer) => ({ id: reviewer.nodeId, name: reviewer.name })) }
           : { kind: 'callback', id: plan.callback, reason: data.review.reason, request: data.review.request },
-    dispatch: { min: plan.kinds.size, max: plan.kinds.size },
+    // Every agent always runs; integration and review run only when everything before them passed.
+    dispatch: { min: plan.agents.length, max: plan.kinds.size },
   };
 }
 
