@@ -161,6 +161,7 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
       }
     } else if (resume !== null || hasWorkToDo(graph, folder)) {
       const repository = await session.repository();
+      await session.layout();
       if (stored !== null) await assertHoldsCommit(repository, startCommit);
     }
 

@@ -3,6 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileGraph, teamGraphType } from '@roundtable/graph';
+import { projectTeamRooms } from '@roundtable/rooms';
+import { createGraphExecutor } from '@roundtable/scheduler';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { scratchRepository } from './__fixtures__/scratchRepository.js';
 import type { ScratchRepository } from './__fixtures__/scratchRepository.js';
@@ -161,5 +164,52 @@ describe('run refuses a bad run id or repository with TEAM_CONFIG, creating noth
     await expect(team({ task: 'Second.', repository: repo.dir, agents: [agent('a')], integrate: false }).run({ storage, runId: 'taken' })).rejects.toMatchObject({
       code: 'STORED_GRAPH_MISMATCH',
     });
+  });
+});
+
+describe('workspaceRoot', () => {
+  it('refuses a root inside the working tree (TEAM_CONFIG, nothing written) and accepts one outside it', async () => {
+    const repo = await scratchRepository();
+    const outside = await mkdtemp(join(tmpdir(), 'team-root-'));
+    try {
+      const storage = createMemoryStorage();
+      const inside = team({ task: 'T.', repository: repo.dir, agents: [agent('a')], workspaceRoot: join(repo.dir, 'worktrees') });
+      await expect(inside.run({ storage, runId: 'inside' })).rejects.toSatisfy((error: unknown) => isTeamError(error, 'TEAM_CONFIG'));
+      expect(await storage.head('inside')).toBe(0);
+      const result = await team({ task: 'T.', repository: repo.dir, agents: [agent('a')], workspaceRoot: outside }).run({ storage, runId: 'outside' });
+      expect(result.status).toBe('passed');
+      expect(existsSync(join(outside, 'outside', 'agent', 'a', '.git'))).toBe(true);
+      expect(existsSync(join(outside, 'outside', 'integration', '.git'))).toBe(true);
+      expect(await repo.git(['status', '--porcelain'])).toBe('');
+    } finally {
+      await repo.remove();
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a run that holds a team conversation', () => {
+  it('is STORED_GRAPH_MISMATCH for team(config), and projectTeamRooms refuses a team job the same way', async () => {
+    const repo = await scratchRepository();
+    const rooms = await mkdtemp(join(tmpdir(), 'team-rooms-'));
+    try {
+      const storage = createMemoryStorage();
+      const graph = compileGraph(teamGraphType, {
+        id: 'talk',
+        definitionVersion: 1,
+        data: { task: 'Talk.', globalConcurrency: 1, maxTurnsPerMember: 1 },
+        nodes: [{ id: 'a', data: { role: 'r', brief: 'b' } }],
+        edges: [],
+      });
+      await (await createGraphExecutor({ runId: 'talk', graph, storage, nodes: { a: () => ({ summary: 'hi' }) } })).run();
+      await expect(team({ task: 'T.', repository: repo.dir, agents: [agent('a')] }).run({ storage, runId: 'talk' })).rejects.toMatchObject({ code: 'STORED_GRAPH_MISMATCH' });
+
+      await team({ task: 'T.', repository: repo.dir, agents: [agent('a')] }).run({ storage, runId: 'job' });
+      await expect(projectTeamRooms({ storage, runId: 'job', directory: join(rooms, 'out') })).rejects.toMatchObject({ code: 'STORED_GRAPH_MISMATCH' });
+      expect(existsSync(join(rooms, 'out'))).toBe(false);
+    } finally {
+      await repo.remove();
+      await rm(rooms, { recursive: true, force: true });
+    }
   });
 });

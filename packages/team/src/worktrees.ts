@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { configError } from './errors.js';
 import { git, gitText } from './git.js';
 import type { RepositoryInfo } from './repository.js';
 
@@ -15,6 +15,9 @@ export interface WorkspaceLayout {
 /** The default root is inside the repository's git directory, so nothing shows in the user's working tree. */
 export function workspaceLayout(repository: RepositoryInfo, workspaceRoot: string | undefined): WorkspaceLayout {
   const root = workspaceRoot === undefined ? join(repository.gitDir, 'roundtable', 'worktrees') : resolve(workspaceRoot);
+  if (isInside(canonicalPath(root), canonicalPath(repository.topLevel)) && !isInside(canonicalPath(root), canonicalPath(repository.gitDir))) {
+    throw configError('/workspaceRoot', `workspaceRoot ${JSON.stringify(workspaceRoot)} is inside the repository's working tree; worktrees there would show in it.`);
+  }
   return {
     root,
     agent: (runId, name) => join(root, runId, 'agent', name),
@@ -36,11 +39,19 @@ function exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
   return result;
 }
 
+function isInside(path: string, directory: string): boolean {
+  const rest = relative(directory, path);
+  return rest === '' || (!rest.startsWith('..') && !isAbsolute(rest));
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
 function canonicalPath(path: string): string {
+  const absolute = resolve(path);
   try {
-    return realpathSync(path);
+    return realpathSync(absolute);
   } catch {
-    return resolve(path);
+    const parent = dirname(absolute);
+    return parent === absolute ? absolute : join(canonicalPath(parent), basename(absolute));
   }
 }
 
