@@ -74,11 +74,13 @@ if (mode === 'run') {
   const storage = createFsStorage({ directory: store });
   const attempts = {};
   const outcomes = {};
+  let recovered = 0;
   for await (const event of storage.read(RUN_ID)) {
     const { position } = event.payload;
     if (event.type === 'graph:node-attempt-started') attempts[position] = (attempts[position] ?? 0) + 1;
     if (event.type === 'graph:node-completed' || event.type === 'graph:node-failed') outcomes[position] = (outcomes[position] ?? 0) + 1;
+    if (event.type === 'graph:node-completed' && event.payload.result.recovered === true) recovered++;
   }
   await storage.close();
-  process.stdout.write(`${JSON.stringify({ attempts, outcomes })}\n`);
+  process.stdout.write(`${JSON.stringify({ attempts, outcomes, recovered })}\n`);
 }
