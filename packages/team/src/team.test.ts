@@ -2,11 +2,14 @@ import { existsSync } from 'node:fs';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RunRecordFolder, compileGraph } from '@roundtable/graph';
+import type { GraphDefinition } from '@roundtable/graph';
+import { loadRunDefinition } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { scratchRepository } from './__fixtures__/scratchRepository.js';
 import type { ScratchRepository } from './__fixtures__/scratchRepository.js';
-import { isTeamError, team } from './index.js';
+import { isTeamError, team, teamJobGraphType } from './index.js';
 import type { AgentRunInput, TeamAgent, TeamConfig } from './index.js';
 
 const repositories: ScratchRepository[] = [];
@@ -125,6 +128,15 @@ describe('team(config): two agents, integration', () => {
     expect(completed.find((event) => event.nodeId === 'integration')!.result.commit).toBe(result.integration!.commit);
     const started = events[0]!.payload as { definition: { kind: string; typeVersion: number } };
     expect(started.definition).toMatchObject({ kind: 'team-job', typeVersion: 1 });
+
+    // A tool that knows only the graph type (the CLI's registry) folds the record strictly and reaches the same outcome.
+    const stored = (await loadRunDefinition(storage, 'rec'))!;
+    const graph = compileGraph(teamJobGraphType, stored.value as unknown as GraphDefinition);
+    expect(graph.definition.digest).toBe(stored.digest);
+    const folder = new RunRecordFolder(graph);
+    for (const event of events) folder.apply(event);
+    folder.endOfRead();
+    expect(graph.decide(folder.state)).toEqual([{ kind: 'complete', output: expect.objectContaining({ integrated: true, agents: result.agents }) }]);
   });
 
   it('fails with INTEGRATION_CONFLICT naming both agents when they change the same lines, keeping their branches', async () => {
