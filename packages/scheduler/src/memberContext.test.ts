@@ -117,6 +117,8 @@ describe('the pause request is its recorded, canonical value (SPEC 11.5)', () =>
     await executor.run();
     const head = await storage.head(RUN);
     await expect(executor.resume('team/writer/1', { value: { when: new Date(0) } as never })).rejects.toMatchObject({ code: 'INVALID_JSON_VALUE' });
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('trap'); }, getPrototypeOf: () => { throw new Error('trap'); } });
+    await expect(executor.resume('team/writer/1', { value: proxy as never })).rejects.toMatchObject({ code: 'INVALID_JSON_VALUE' });
     expect(await storage.head(RUN)).toBe(head);
     await executor.resume('team/writer/1', { value: { b: 1, a: 2 } });
     expect(Object.keys(resumeSeen as unknown as object)).toEqual(['a', 'b']);
