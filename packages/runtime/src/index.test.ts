@@ -3,17 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as runtime from './index.js';
-import { compileGraph, createGraphExecutor, createMemoryStorage, projectTeamRooms, teamGraphType, teamResultContract } from './index.js';
-import type { TeamDispatchInput, TeamGraphResult } from './index.js';
+import { compileGraph, createGraphExecutor, createMemoryStorage, projectTeamRooms, teamGraphType, teamMembers, teamOutput, teamResultContract } from './index.js';
 
 describe('@roundtable/runtime', () => {
   it('re-exports the public API of the packages it gathers', () => {
     const names = [
       'assertJson', 'canonicalJson', 'digest', 'isIdentifier', 'isRoundtableError', 'RoundtableError', 'JsonValueError',
-      'compileGraph', 'teamGraphType', 'teamMessages', 'teamMembers', 'teamPosition', 'RunRecordFolder', 'GraphValidationError', 'GraphExecutionError',
+      'compileGraph', 'teamGraphType', 'teamMessages', 'teamMemberStates', 'teamPosition', 'findJsonProblem', 'RunRecordFolder', 'GraphValidationError', 'GraphExecutionError',
       'StorageError', 'StorageErrorCodes', 'isStorageError',
       'createMemoryStorage', 'createMemoryBacking',
-      'createGraphExecutor', 'loadRunDefinition', 'AttemptFailureCodes',
+      'createGraphExecutor', 'loadRunDefinition', 'AttemptFailureCodes', 'teamMembers', 'teamOutput', 'teamMemberResult', 'DEFAULT_RETRY_CODES',
       'projectTeamRooms', 'escapeRoomField', 'formatRoomLine',
       'defineResultContract', 'teamResultContract', 'ResultContractError',
     ];
@@ -37,24 +36,55 @@ describe('@roundtable/runtime', () => {
       ],
       edges: [],
     });
-    const nodes = {
+    const nodes = teamMembers(graph, {
       writer: {
-        run: ({ input }: { input: unknown }) =>
-          (input as TeamDispatchInput).result === null
+        run: ({ input }) =>
+          input.result === null
             ? { summary: 'draft', posts: [{ roomId: 'review', text: 'Review please.', mentions: ['reviewer'] }] }
-            : { summary: `final: ${(input as TeamDispatchInput).messages.at(-1)!.text}` },
+            : { summary: `final: ${input.messages.at(-1)!.text}` },
         contract: teamResultContract(graph, 'writer'),
       },
       reviewer: () => ({ summary: 'ok', posts: [{ roomId: 'review', text: 'Ship it.', mentions: ['writer'] }] }),
-    };
+    });
     const storage = createMemoryStorage();
     const result = await (await createGraphExecutor({ runId: 'run-1', graph, storage, nodes })).run();
-    if (result.kind !== 'complete') throw new Error(`expected complete, got ${result.kind}`);
-    expect((result.output as TeamGraphResult).agents[0]!.result!.summary).toBe('final: Ship it.');
+    expect(teamOutput(result)?.agents[0]!.result!.summary).toBe('final: Ship it.');
     const directory = await mkdtemp(join(tmpdir(), 'runtime-'));
     try {
       const { files } = await projectTeamRooms({ storage, runId: 'run-1', directory });
       expect(await readFile(files[0]!.path, 'utf8')).toBe('writer [team/writer/1/0] @reviewer: Review please.\nreviewer [team/reviewer/1/0] @writer: Ship it.\n');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('projects a run with retried attempts: the room projector folds graph:node-retried, and only the successful turn posts', async () => {
+    const graph = compileGraph(teamGraphType, {
+      id: 'retry-team',
+      definitionVersion: 1,
+      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1, communication: { rooms: [{ id: 'desk', members: ['model'] }], tailMessages: 2 } },
+      nodes: [{ id: 'model', data: { role: 'model', brief: 'Answer.' } }],
+      edges: [],
+    });
+    let calls = 0;
+    const nodes = teamMembers(graph, {
+      model: {
+        retry: { maxAttempts: 3 },
+        run: ({ previousFailure }) => {
+          calls++;
+          if (calls === 1) return { summary: 'bad', posts: [{ roomId: 'lobby', text: 'lost', mentions: [] }] };
+          if (calls === 2) throw new Error('transient');
+          return { summary: 'good', posts: [{ roomId: 'desk', text: `after ${previousFailure?.code ?? 'nothing'}`, mentions: [] }] };
+        },
+      },
+    });
+    const storage = createMemoryStorage();
+    expect(teamOutput(await (await createGraphExecutor({ runId: 'retry-run', graph, storage, nodes })).run())?.agents[0]?.result?.summary).toBe('good');
+    const directory = await mkdtemp(join(tmpdir(), 'runtime-'));
+    try {
+      const { files, revision } = await projectTeamRooms({ storage, runId: 'retry-run', directory });
+      expect(revision).toBe(await storage.head('retry-run'));
+      expect(await readFile(files[0]!.path, 'utf8')).toBe('model [team/model/1/0]: after EFFECT_FAILED\n');
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
