@@ -241,6 +241,12 @@ describe('known secret screening', () => {
     expectNoLeak(refusal(() => prepareAppend(screened, 's', 0, [event('a', { 'a "quoted" one': [1, () => 2] } as unknown as Json)]), 'INVALID_STORED_VALUE'));
   });
 
+  it('screens each event on its own: a secret split across two events of one batch is accepted (README: per event)', () => {
+    const halves = [event('a', { text: 'sk-PLA' }), event('b', { text: 'IN-1234' })];
+    expect(prepareAppend(screened, 's', 0, halves).nextHead).toBe(2);
+    refusal(() => prepareAppend(screened, 's', 0, [event('c', { text: 'sk-PLA' + 'IN-1234' })]), 'KNOWN_SECRET');
+  });
+
   it('lets through text that only comes near a secret', () => {
     const near = event('a', { text: 'sk-PLAIN-123', other: 'two lines', quote: 'a quoted one', esc: 'esc\\aped' });
     expect(prepareAppend(screened, 's', 0, [near]).nextHead).toBe(1);
