@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -145,6 +145,33 @@ describe('values SQLite could not store faithfully', () => {
     const events = await readAll(storageAt(filename), 'run');
     expect(events.map((event) => event.eventId)).toEqual(['first', odd.eventId]);
     expect(events[1]!.payload).toEqual(odd.payload);
+  });
+});
+
+describe('a truncated database file', () => {
+  it.each([1, 99, 100, 2048])('cut to %i bytes fails closed with CORRUPT_EVENT_STREAM and is left as it is, not made a fresh database', async (size) => {
+    const filename = join(directory, 'runs.db');
+    const storage = createSqliteStorage({ filename });
+    await storage.append('run', 0, newBatch('a', 3));
+    await storage.close();
+    truncateSync(filename, size);
+    const cut = readFileSync(filename);
+    let thrown: unknown;
+    try {
+      storageAt(filename);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isStorageError(thrown, 'CORRUPT_EVENT_STREAM'), String(thrown)).toBe(true);
+    expect(readFileSync(filename).equals(cut)).toBe(true);
+  });
+
+  it('an empty file (created, never written by SQLite) opens as a new database', async () => {
+    const filename = join(directory, 'runs.db');
+    writeFileSync(filename, '');
+    const storage = storageAt(filename);
+    expect(await storage.head('run')).toBe(0);
+    expect(await storage.append('run', 0, newBatch('a', 1))).toBe(1);
   });
 });
 

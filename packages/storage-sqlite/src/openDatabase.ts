@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -53,6 +53,38 @@ function preparePrivateFile(location: string): void {
   }
   if (stats.isDirectory()) throw unsafePath(location, 'it is a directory, not a database file');
   if (!stats.isFile()) throw unsafePath(location, 'it is not a regular file');
+  if (stats.size > 0) checkDatabaseHeader(location, stats.size);
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+function damagedFile(location: string, reason: string): StorageError {
+  return new StorageError('CORRUPT_EVENT_STREAM', `The database ${location} is damaged: ${reason}.`, { details: { location } });
+}
+
+/**
+ * SQLite treats a file shorter than one page as an empty database, and would then write a fresh
+ * schema over what is left of a truncated record. A non-empty file must therefore start with
+ * the SQLite header and hold at least the one page it declares (an empty file is one this
+ * adapter created and SQLite has not written yet: a new database).
+ */
+function checkDatabaseHeader(location: string, size: number): void {
+  const header = Buffer.alloc(100);
+  let bytesRead: number;
+  try {
+    const fd = openSync(location, 'r');
+    try {
+      bytesRead = readSync(fd, header, 0, header.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw pathError(location, error);
+  }
+  if (bytesRead < header.length || !header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw damagedFile(location, 'it is not a SQLite database (or its header is cut short)');
+  const declared = header.readUInt16BE(16);
+  const pageSize = declared === 1 ? 65_536 : declared;
+  if (size < pageSize) throw damagedFile(location, `it is ${size} bytes, shorter than its first page (${pageSize} bytes): truncated`);
 }
 
 function isBusy(error: unknown): boolean {

@@ -59,9 +59,11 @@ describe.each(['fs', 'sqlite'])('killing runs on %s', (kind) => {
   it(`recovers to the uninterrupted output and rooms after ${KILLS} kills`, async () => {
     let kills = 0;
     let runs = 0;
-    // Each lane kills and recovers runs, one record at a time, until the lanes together reach KILLS.
+    let failed = false;
+    // Each lane kills and recovers runs, one record at a time, until the lanes together reach
+    // KILLS; a failing lane stops the others, so none goes on in the background.
     const lane = async () => {
-      while (kills < KILLS) {
+      while (kills < KILLS && !failed) {
         const run = runs++;
         const record = join(scratch, `${kind}-${run}`);
         const rooms = join(scratch, `${kind}-${run}-rooms`);
@@ -87,7 +89,15 @@ describe.each(['fs', 'sqlite'])('killing runs on %s', (kind) => {
         await rm(rooms, { recursive: true, force: true });
       }
     };
-    await Promise.all(Array.from({ length: LANES }, lane));
+    const settled = await Promise.allSettled(
+      Array.from({ length: LANES }, () =>
+        lane().catch((error: unknown) => {
+          failed = true;
+          throw error;
+        }),
+      ),
+    );
+    for (const result of settled) if (result.status === 'rejected') throw result.reason;
     expect(kills).toBeGreaterThanOrEqual(KILLS);
     expect(reference.rooms[0]!.text.split('\n').length).toBeGreaterThan(TURNS);
     console.log(`[faults] kills on ${kind}: ${kills} SIGKILLs over ${runs} runs, every run recovered to the uninterrupted output`);
