@@ -11,8 +11,10 @@ afterAll(removeTempDirectories);
 
 // Every kill is followed by a fresh instance reading all the data back, which costs what is
 // stored; spreading the kills over a few directories keeps that, and the test, short.
-const DIRECTORIES = 8;
-const KILLS_PER_DIRECTORY = 25;
+// FAULT_SCALE=full (`pnpm test:faults`) runs the long form: 1,000 kills.
+const FULL = process.env.FAULT_SCALE === 'full';
+const DIRECTORIES = FULL ? 20 : 8;
+const KILLS_PER_DIRECTORY = FULL ? 50 : 6;
 const KILLS = DIRECTORIES * KILLS_PER_DIRECTORY;
 const STREAMS = ['crash-a', 'crash-b', 'Crash-C'];
 const WORKER = fileURLToPath(new URL('./__fixtures__/crashWorker.mjs', import.meta.url));
@@ -99,7 +101,7 @@ async function checkWholeBatches(storage: RunStorage): Promise<Set<string>> {
 }
 
 describe('a writer killed with SIGKILL at random moments', () => {
-  it(`leaves every batch wholly present or wholly absent over ${KILLS} kills, and appends continue at the head`, { timeout: 180_000 }, async () => {
+  it(`leaves every batch wholly present or wholly absent over ${KILLS} kills, and appends continue at the head`, { timeout: FULL ? 1_800_000 : 180_000 }, async () => {
     const entry = builtEntry();
     const directories = Array.from({ length: DIRECTORIES }, () => tempDirectory());
     let acknowledgedTotal = 0;

@@ -125,7 +125,7 @@ describe('createFsStorage', () => {
 
   it('refuses bad options with INVALID_STORAGE_OPTIONS', () => {
     const directory = tempDirectory();
-    for (const options of [undefined, {}, { directory: '' }, { directory: 42 }, { directory, namespace: '../up' }, { directory, namespace: '.tmp' }, { directory, knownSecrets: [''] }]) {
+    for (const options of [undefined, {}, { directory: '' }, { directory: 42 }, { directory, namespace: '../up' }, { directory, namespace: '.tmp' }, { directory, knownSecrets: [''] }, { directory, knownSecrets: ['  hunter2  '] }, { directory, knownSecrets: ['long-enough-\ud800'] }]) {
       let caught: unknown;
       try {
         createFsStorage(options as never);

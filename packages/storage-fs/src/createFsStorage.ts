@@ -15,7 +15,7 @@ import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageConfig, 
 import packageJson from '../package.json' with { type: 'json' };
 import { batchFileName, encodeBatchFile } from './batchFile.js';
 import { folderNameOf, idOfFolderName } from './folderName.js';
-import { directoryExists, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, unsafePath } from './safeFs.js';
+import { directoryExists, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
 import { StreamState } from './streamState.js';
 import { removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
 
@@ -170,7 +170,13 @@ class FsRunStorage implements RunStorage {
     return state;
   }
 
+  /**
+   * Checks the folders every operation goes through, the storage directory first: each must
+   * still be a real directory. Swapped for a symlink (even to a copy), it is refused rather than
+   * followed, as a fresh instance would refuse it.
+   */
   private async checkNamespaceFolder(): Promise<void> {
+    if (!(await directoryExists(this.identity.location))) throw unsafePath(this.identity.location, 'the storage directory has disappeared');
     if (!(await directoryExists(this.namespaceFolder))) throw unsafePath(this.namespaceFolder, 'the namespace folder has disappeared');
   }
 
@@ -220,11 +226,16 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
   if (typeof options.directory !== 'string' || options.directory.length === 0 || options.directory.includes('\0')) {
     throw new StorageError('INVALID_STORAGE_OPTIONS', 'directory must be a non-empty path.');
   }
-  const location = prepareStorageDirectorySync(resolve(options.directory));
-  const namespaceFolder = join(location, folderNameOf(config.namespace));
-  ensureDirectorySync(namespaceFolder);
-  const tempFolder = join(namespaceFolder, TEMP_FOLDER);
-  ensureDirectorySync(tempFolder);
-  removeStaleTempFilesSync(tempFolder);
-  return new FsRunStorage(config, location, namespaceFolder, tempFolder);
+  const directory = resolve(options.directory);
+  try {
+    const location = prepareStorageDirectorySync(directory);
+    const namespaceFolder = join(location, folderNameOf(config.namespace));
+    ensureDirectorySync(namespaceFolder);
+    const tempFolder = join(namespaceFolder, TEMP_FOLDER);
+    ensureDirectorySync(tempFolder);
+    removeStaleTempFilesSync(tempFolder);
+    return new FsRunStorage(config, location, namespaceFolder, tempFolder);
+  } catch (error) {
+    throw storagePathError(directory, error);
+  }
 }

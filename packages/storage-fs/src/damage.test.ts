@@ -215,3 +215,39 @@ describe('damaged data fails closed with CORRUPT_EVENT_STREAM', () => {
     expect(isStorageError(caught, 'CORRUPT_EVENT_STREAM')).toBe(true);
   });
 });
+
+// The choices the README documents under "What an open instance notices": an instance lists a
+// stream folder once, then probes only for the next batch file, so an append's cost stays flat.
+describe('damage after an instance has listed the stream (documented behaviour)', () => {
+  it('a foreign file dropped in later: the open instance still reads exactly what was written; a fresh one refuses', async () => {
+    const { directory, folder, warm } = await damagedFixture();
+    const before = await collect(warm.read('run'));
+    writeFileSync(join(folder, 'notes.txt'), 'dropped in later');
+    expect((await collect(warm.read('run'))).map((event) => event.eventId)).toEqual(before.map((event) => event.eventId));
+    expect(await appendOutcome(warm)).toBe('appended at 9');
+    expect(await readOutcome(createFsStorage({ directory }))).toBe('CORRUPT_EVENT_STREAM');
+    unlinkSync(join(folder, 'notes.txt'));
+    expect(await readOutcome(createFsStorage({ directory }))).toBe('read 9 events');
+  });
+
+  it('a middle batch deleted later: the open instance fails reads of the gap but appends on top; a fresh one refuses both; restoring the file heals it', async () => {
+    const { directory, folder, files, warm } = await damagedFixture();
+    const path = join(folder, files[1]!);
+    const saved = readFileSync(path);
+    unlinkSync(path);
+    expect(await readOutcome(warm)).toBe('CORRUPT_EVENT_STREAM');
+    expect((await collect(warm.read('run', { after: 5 }))).map((event) => event.revision)).toEqual([6, 7, 8]);
+    expect(await appendOutcome(warm)).toBe('appended at 9');
+    expect(await readOutcome(createFsStorage({ directory }))).toBe('CORRUPT_EVENT_STREAM');
+    expect(await appendOutcome(createFsStorage({ directory }))).toBe('CORRUPT_EVENT_STREAM');
+    writeFileSync(path, saved, { mode: 0o600 });
+    expect(await readOutcome(createFsStorage({ directory }))).toBe('read 9 events');
+  });
+
+  it('the newest batch deleted later: the open instance fails closed on it; a fresh one sees a shorter stream', async () => {
+    const { directory, folder, files, warm } = await damagedFixture();
+    unlinkSync(join(folder, files.at(-1)!));
+    expect(await readOutcome(warm)).toBe('CORRUPT_EVENT_STREAM');
+    expect(await readOutcome(createFsStorage({ directory }))).toBe('read 6 events');
+  });
+});

@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StorageError } from '@roundtable/storage';
+import { StorageError, isStorageError, storageIoError } from '@roundtable/storage';
 
 /** Modes the adapter sets explicitly on what it creates, whatever the umask. */
 export const DIRECTORY_MODE = 0o700;
@@ -25,6 +25,23 @@ export function unsafePath(path: string, reason: string, cause?: unknown): Stora
   return new StorageError('UNSAFE_STORAGE_PATH', `Refusing to use ${path}: ${reason}.`, { details: { path }, cause });
 }
 
+/**
+ * A failure of the file system around the storage directory, as the storage error a caller can
+ * act on: a regular file or a dangling symlink among its parents, or a symlink loop, is
+ * UNSAFE_STORAGE_PATH; a path too long INVALID_STORAGE_OPTIONS; anything else (permissions, a
+ * read-only or full disk, I/O) STORAGE_IO_ERROR. Storage errors pass through.
+ */
+export function storagePathError(path: string, error: unknown): unknown {
+  if (isStorageError(error)) return error;
+  const code = errorCode(error);
+  if (code === 'ENOTDIR') return unsafePath(path, 'a parent of it is not a directory', error);
+  // mkdir fails with ENOENT under a dangling symlink: the parent it points to does not exist.
+  if (code === 'ENOENT') return unsafePath(path, 'a parent of it is missing or a dangling symbolic link', error);
+  if (code === 'ELOOP') return unsafePath(path, 'its path has too many symbolic links', error);
+  if (code === 'ENAMETOOLONG') return new StorageError('INVALID_STORAGE_OPTIONS', `The storage path ${path} is too long.`, { details: { path }, cause: error });
+  return storageIoError(path, error);
+}
+
 function requireRealDirectory(path: string, stats: Stats): void {
   if (stats.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link');
   if (!stats.isDirectory()) throw unsafePath(path, 'it is not a directory');
@@ -44,6 +61,7 @@ export async function directoryExists(path: string): Promise<boolean> {
     stats = await lstat(path);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return false;
+    if (errorCode(error) === 'ENOTDIR') throw unsafePath(path, 'a parent of it is not a directory', error);
     throw error;
   }
   requireRealDirectory(path, stats);
@@ -56,6 +74,7 @@ export function directoryExistsSync(path: string): boolean {
     stats = lstatSync(path);
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return false;
+    if (errorCode(error) === 'ENOTDIR') throw unsafePath(path, 'a parent of it is not a directory', error);
     throw error;
   }
   requireRealDirectory(path, stats);

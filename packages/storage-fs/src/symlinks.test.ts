@@ -1,4 +1,5 @@
-import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '@roundtable/storage';
@@ -93,6 +94,58 @@ describe('symlinked paths are refused with UNSAFE_STORAGE_PATH', () => {
     await storageError(() => storage.append('run', 3, newEvents('c', 1)), 'UNSAFE_STORAGE_PATH');
   });
 
+  it('the storage directory swapped for a symlink to a copy while an instance is open', async () => {
+    const base = tempDirectory();
+    const directory = join(base, 'records');
+    const storage = createFsStorage({ directory });
+    await storage.append('run', 0, newEvents('a', 2));
+    cpSync(directory, join(base, 'copy'), { recursive: true });
+    renameSync(directory, join(base, 'original'));
+    symlinkSync(join(base, 'copy'), directory);
+    await expectAllUnsafe(storage, 2);
+    expect(isStorageError(createError({ directory }), 'UNSAFE_STORAGE_PATH')).toBe(true);
+    // Nothing was written through the link: the copy still holds only the first batch.
+    expect(readdirSync(join(base, 'copy', 'default', 'run'))).toEqual(['0000000000000001.batch']);
+    expect(readdirSync(join(base, 'copy', 'default', '.tmp'))).toEqual([]);
+  });
+
+  it('the storage directory replaced by a regular file while an instance is open', async () => {
+    const base = tempDirectory();
+    const directory = join(base, 'records');
+    const storage = createFsStorage({ directory });
+    await storage.append('run', 0, newEvents('a', 1));
+    renameSync(directory, join(base, 'moved'));
+    writeFileSync(directory, 'not a directory');
+    await expectAllUnsafe(storage, 1);
+  });
+
+  it('the namespace folder swapped for a symlink to a copy while an instance is open', async () => {
+    const base = tempDirectory();
+    const storage = createFsStorage({ directory: base, namespace: 'team' });
+    await storage.append('run', 0, newEvents('a', 1));
+    cpSync(join(base, 'team'), join(base, 'copy'), { recursive: true });
+    rmSync(join(base, 'team'), { recursive: true });
+    symlinkSync(join(base, 'copy'), join(base, 'team'));
+    await expectAllUnsafe(storage, 1);
+  });
+});
+
+describe('a storage path the file system cannot hold is a typed error, never a raw Node error', () => {
+  it.each([
+    ['under a regular file', (base: string) => (writeFileSync(join(base, 'file'), 'x'), join(base, 'file', 'records')), 'UNSAFE_STORAGE_PATH'],
+    ['deep under a regular file', (base: string) => (writeFileSync(join(base, 'file'), 'x'), join(base, 'file', 'a', 'b')), 'UNSAFE_STORAGE_PATH'],
+    ['under a FIFO', (base: string) => (execFileSync('mkfifo', [join(base, 'fifo')]), join(base, 'fifo', 'records')), 'UNSAFE_STORAGE_PATH'],
+    ['a FIFO', (base: string) => (execFileSync('mkfifo', [join(base, 'fifo')]), join(base, 'fifo')), 'UNSAFE_STORAGE_PATH'],
+    ['under a dangling symlink', (base: string) => (symlinkSync(join(base, 'missing'), join(base, 'dangling')), join(base, 'dangling', 'records')), 'UNSAFE_STORAGE_PATH'],
+    ['under a symlink loop', (base: string) => (symlinkSync(join(base, 'loop'), join(base, 'loop')), join(base, 'loop', 'records')), 'UNSAFE_STORAGE_PATH'],
+    ['with a name longer than the file system allows', (base: string) => join(base, 'x'.repeat(300)), 'INVALID_STORAGE_OPTIONS'],
+  ] as const)('a directory %s', (_label, make, code) => {
+    const error = createError({ directory: make(tempDirectory()) });
+    expect(isStorageError(error, code), String(error)).toBe(true);
+  });
+});
+
+describe('symlinked paths, continued', () => {
   it('a temp folder replaced by a symlink after creation', async () => {
     const base = tempDirectory();
     const storage = createFsStorage({ directory: base });

@@ -75,6 +75,9 @@ describe('createMemoryStorage', () => {
     expect(refuses(() => createMemoryStorage({ namespace: 'no/slashes' }))).toBe(true);
     expect(refuses(() => createMemoryStorage({ limits: { maxEventPayloadBytes: -1 } }))).toBe(true);
     expect(refuses(() => createMemoryStorage({ knownSecrets: [''] }))).toBe(true);
+    // SPEC 11.2: shorter than 8 characters after trimming.
+    expect(refuses(() => createMemoryStorage({ knownSecrets: ['  hunter2  '] }))).toBe(true);
+    expect(refuses(() => createMemoryStorage({ knownSecrets: ['long-enough-\ud800'] }))).toBe(true);
   });
 
   it('hands out deeply frozen events, so a reader cannot change what others read', async () => {

@@ -1,4 +1,5 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,6 +57,8 @@ describe('createSqliteStorage options', () => {
     ['an invalid namespace', { filename: 'x.db', namespace: '../up' }],
     ['an invalid limit', { filename: 'x.db', limits: { maxEventPayloadBytes: 0 } }],
     ['invalid known secrets', { filename: 'x.db', knownSecrets: [''] }],
+    ['a known secret shorter than 8 characters after trimming', { filename: 'x.db', knownSecrets: ['  hunter2  '] }],
+    ['a known secret with a lone surrogate', { filename: 'x.db', knownSecrets: ['long-enough-\ud800'] }],
   ];
   it.each(invalid)('refuses %s with INVALID_STORAGE_OPTIONS', (_, options) => {
     let thrown: unknown;
@@ -97,6 +100,78 @@ describe('createSqliteStorage options', () => {
       thrown = error;
     }
     expect(isStorageError(thrown, 'CORRUPT_EVENT_STREAM')).toBe(true);
+  });
+});
+
+describe('a database path the file system cannot hold is a typed error, never a raw Node error', () => {
+  const opening = (filename: string): unknown => {
+    try {
+      storageAt(filename);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it.each([
+    ['under a regular file', () => (writeFileSync(join(directory, 'file'), 'x'), join(directory, 'file', 'runs.db'))],
+    ['deep under a regular file', () => (writeFileSync(join(directory, 'file'), 'x'), join(directory, 'file', 'a', 'runs.db'))],
+    ['a directory', () => (mkdirSync(join(directory, 'runs.db')), join(directory, 'runs.db'))],
+    ['a symlink to a directory', () => (mkdirSync(join(directory, 'folder')), symlinkSync(join(directory, 'folder'), join(directory, 'runs.db')), join(directory, 'runs.db'))],
+    ['a FIFO', () => (execFileSync('mkfifo', [join(directory, 'runs.db')]), join(directory, 'runs.db'))],
+    ['a dangling symlink', () => (symlinkSync(join(directory, 'missing.db'), join(directory, 'runs.db')), join(directory, 'runs.db'))],
+    ['under a symlink loop', () => (symlinkSync(join(directory, 'loop'), join(directory, 'loop')), join(directory, 'loop', 'runs.db'))],
+  ])('a filename %s is UNSAFE_STORAGE_PATH', (_label, make) => {
+    const error = opening(make());
+    expect(isStorageError(error, 'UNSAFE_STORAGE_PATH'), String(error)).toBe(true);
+    expect(existsSync(join(directory, 'missing.db'))).toBe(false);
+  });
+
+  it('a filename longer than the file system allows is INVALID_STORAGE_OPTIONS', () => {
+    expect(isStorageError(opening(join(directory, `${'x'.repeat(300)}.db`)), 'INVALID_STORAGE_OPTIONS')).toBe(true);
+  });
+});
+
+describe('values SQLite could not store faithfully', () => {
+  it('refuses a lone surrogate in an event id (or any field) at append, and the stream stays readable', async () => {
+    const filename = join(directory, 'runs.db');
+    const storage = storageAt(filename);
+    await storage.append('run', 0, [newEvent('first')]);
+    for (const event of [newEvent('lone-\ud800'), { ...newEvent('ok-1'), correlationId: '\udc00' }, { ...newEvent('ok-2'), type: 'x\udbff' }, newEvent('ok-3', { text: '\ud83d' })]) {
+      expect(isStorageError(await rejection(storage.append('run', 1, [event])), 'INVALID_STORED_VALUE')).toBe(true);
+    }
+    const odd = newEvent('astral-😀-e\u0301-\u2028-\ufeff-\uffff', { text: 'nul\u0000 \u2029 😀' });
+    expect(await storage.append('run', 1, [odd])).toBe(2);
+    const events = await readAll(storageAt(filename), 'run');
+    expect(events.map((event) => event.eventId)).toEqual(['first', odd.eventId]);
+    expect(events[1]!.payload).toEqual(odd.payload);
+  });
+});
+
+describe('a truncated database file', () => {
+  it.each([1, 99, 100, 2048])('cut to %i bytes fails closed with CORRUPT_EVENT_STREAM and is left as it is, not made a fresh database', async (size) => {
+    const filename = join(directory, 'runs.db');
+    const storage = createSqliteStorage({ filename });
+    await storage.append('run', 0, newBatch('a', 3));
+    await storage.close();
+    truncateSync(filename, size);
+    const cut = readFileSync(filename);
+    let thrown: unknown;
+    try {
+      storageAt(filename);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isStorageError(thrown, 'CORRUPT_EVENT_STREAM'), String(thrown)).toBe(true);
+    expect(readFileSync(filename).equals(cut)).toBe(true);
+  });
+
+  it('an empty file (created, never written by SQLite) opens as a new database', async () => {
+    const filename = join(directory, 'runs.db');
+    writeFileSync(filename, '');
+    const storage = storageAt(filename);
+    expect(await storage.head('run')).toBe(0);
+    expect(await storage.append('run', 0, newBatch('a', 1))).toBe(1);
   });
 });
 

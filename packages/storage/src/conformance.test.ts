@@ -1,4 +1,4 @@
-import { canonicalJson, isJson } from '@roundtable/core';
+import { canonicalJson, isJson, isWellFormedString } from '@roundtable/core';
 import { describe, expect, it } from 'vitest';
 import { conformanceCaseNames, runStorageConformance } from './conformance.js';
 import type { StorageConformanceResult } from './conformance.js';
@@ -146,10 +146,12 @@ describe('runStorageConformance', () => {
       'invalid-batches',
       'malformed-events',
       'bad-stream-ids',
+      'odd-unicode-round-trips',
       'payload-limit-boundary',
       'batch-limit-boundary',
       'default-limits',
       'known-secrets',
+      'short-known-secrets',
       'namespace-isolation',
       'streams-lists-heads',
       'identity',
@@ -235,8 +237,53 @@ describe('runStorageConformance', () => {
       };
     });
     expect(result.ok).toBe(false);
-    expect(failedCases(result)).toEqual(['known-secrets']);
+    // It also skips the shared options check, so it takes short secrets too.
+    expect(failedCases(result)).toEqual(['known-secrets', 'short-known-secrets']);
     expect(result.failures[0]!.message).toMatch(/KNOWN_SECRET/);
+  });
+
+  it('catches an adapter that takes known secrets shorter than 8 characters, and only in that case', async () => {
+    const result = await runKit((backing, options = {}) => {
+      const secrets = options.knownSecrets?.filter((secret) => typeof secret === 'string' && [...secret.trim()].length >= 8);
+      return createReferenceStorage(backing, { ...options, knownSecrets: secrets });
+    });
+    expect(failedCases(result)).toEqual(['short-known-secrets']);
+    expect(result.failures[0]!.message).toMatch(/INVALID_STORAGE_OPTIONS, but it succeeded/);
+  });
+
+  it('catches an adapter that writes a lone surrogate as U+FFFD (as a UTF-8 column would), and only in the Unicode case', async () => {
+    const result = await runKit((backing, options) => {
+      const inner = createReferenceStorage(backing, options);
+      const lossy = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+      return {
+        ...inner,
+        append(streamId, expectedRevision, events) {
+          const mangled = Array.isArray(events)
+            ? events.map((event: unknown) => {
+                const eventId = (event as Partial<NewEvent> | null)?.eventId;
+                return typeof eventId === 'string' && !isWellFormedString(eventId) ? { ...(event as NewEvent), eventId: lossy(eventId) } : event;
+              })
+            : events;
+          return inner.append(streamId, expectedRevision, mangled as NewEvent[]);
+        },
+      };
+    });
+    expect(failedCases(result)).toEqual(['odd-unicode-round-trips']);
+    expect(result.failures[0]!.message).toMatch(/lone surrogate in event id/);
+  });
+
+  it('catches an adapter that normalises Unicode on the way back, and only in the Unicode case', async () => {
+    const result = await runKit((backing, options) => {
+      const inner = createReferenceStorage(backing, options);
+      return {
+        ...inner,
+        async *read(streamId, readOptions) {
+          for await (const event of inner.read(streamId, readOptions)) yield JSON.parse(JSON.stringify(event).normalize('NFC')) as StoredEvent;
+        },
+      };
+    });
+    expect(failedCases(result)).toEqual(['odd-unicode-round-trips']);
+    expect(result.failures[0]!.message).toMatch(/odd Unicode read back by the writer/);
   });
 
   it('catches an adapter whose KNOWN_SECRET error repeats the secret', async () => {

@@ -6,6 +6,7 @@ export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
 export type { ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
 export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, isStreamId } from './validation.js';
 export {
+  MIN_KNOWN_SECRET_LENGTH,
   appendBatchBytes,
   corruptStream,
   duplicateEventId,

@@ -1,9 +1,10 @@
-import { canonicalJson, isIdentifier } from '@roundtable/core';
+import { canonicalJson, isIdentifier, isWellFormedString } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_STORAGE_LIMITS,
+  MIN_KNOWN_SECRET_LENGTH,
   appendBatchBytes,
   assertStoredEvent,
   eventPayloadBytes,
@@ -54,6 +55,27 @@ describe('resolveStorageOptions', () => {
     [{ knownSecrets: 'secret' as unknown as string[] }],
   ])('refuses %j with INVALID_STORAGE_OPTIONS', (options) => {
     refusal(() => config(options), 'INVALID_STORAGE_OPTIONS');
+  });
+
+  it.each([
+    ['7 characters', ['1234567']],
+    ['7 characters padded with spaces', ['   1234567   ']],
+    ['only whitespace', ['\t\n          ']],
+    ['7 astral characters (14 UTF-16 code units)', ['😀'.repeat(7)]],
+    ['a short entry after a long one', ['long-enough-secret', 'short-1']],
+    ['a lone surrogate', ['long-enough-\ud800']],
+    ['a number', [123_456_789]],
+    ['a hole', new Array<string>(1)],
+  ])('refuses known secrets with %s (SPEC 11.2), naming the entry by index only', (_label, knownSecrets) => {
+    const error = refusal(() => config({ knownSecrets: knownSecrets as string[] }), 'INVALID_STORAGE_OPTIONS');
+    expect(error.message).toMatch(/knownSecrets\[\d\]/);
+    for (const secret of knownSecrets) if (typeof secret === 'string' && secret.trim() !== '') expect(error.message).not.toContain(secret.trim());
+  });
+
+  it('accepts known secrets of 8 characters after trimming, and keeps them as given', () => {
+    expect(MIN_KNOWN_SECRET_LENGTH).toBe(8);
+    const secrets = ['12345678', '  abcdefgh  ', '😀'.repeat(8)];
+    expect(config({ knownSecrets: secrets }).knownSecrets).toEqual(secrets);
   });
 });
 
@@ -113,6 +135,44 @@ describe('prepareAppend', () => {
     refusal(() => prepareAppend(config(), 's', 0, [withGetter]), 'INVALID_STORED_VALUE');
   });
 
+  it('refuses a lone surrogate in any identifier field or anywhere in the payload with INVALID_STORED_VALUE', () => {
+    for (const text of ['\ud800', 'a\udc00', '\ude00\ud83d', 'end\udbff']) {
+      for (const field of ['eventId', 'type', 'correlationId', 'causationId'] as const) {
+        const error = refusal(() => prepareAppend(config(), 's', 0, [event('ok'), event('a', null, { [field]: text })]), 'INVALID_STORED_VALUE');
+        expect(error.details).toMatchObject({ field });
+      }
+      for (const payload of [text, { text }, { [text]: 1 }, { list: [[text]] }]) {
+        expect(refusal(() => prepareAppend(config(), 's', 0, [event('a', payload as Json)]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'payload' });
+      }
+    }
+  });
+
+  it('accepts an identifier exactly when it is a well-formed identifier of at most 256 UTF-8 bytes, and stores it unchanged (property)', () => {
+    // Code units of every kind: lone surrogates included, and valid pairs from the 'binary' unit.
+    const unit = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)),
+      fc.constantFrom(' ', '\u0000', '\u001f', '\u007f', '\u0085', '\u2028', '\ufeff', '\uffff', 'é', '😀'),
+    );
+    const text = fc.oneof(fc.string({ unit, minLength: 0, maxLength: 12 }), fc.string({ unit, minLength: 60, maxLength: 130 }));
+    const field = fc.constantFrom('eventId', 'type', 'correlationId', 'causationId');
+    fc.assert(
+      fc.property(text, field, (value, name) => {
+        const valid = isIdentifier(value) && isWellFormedString(value) && new TextEncoder().encode(value).length <= 256;
+        const candidate = event(name === 'eventId' ? value : 'id', { text: value.replace(/[\ud800-\udfff]/g, '?') }, name === 'eventId' ? {} : { [name]: value });
+        let stored: NewEvent | undefined;
+        try {
+          stored = prepareAppend(config(), 's', 0, [candidate]).events[0];
+        } catch (error) {
+          expect(isStorageError(error, 'INVALID_STORED_VALUE')).toBe(true);
+        }
+        expect(stored !== undefined).toBe(valid);
+        if (stored !== undefined) expect(stored[name]).toBe(value);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('accepts ids of exactly 256 UTF-8 bytes', () => {
     expect(prepareAppend(config(), 's', 0, [event('é'.repeat(128))]).nextHead).toBe(1);
   });
@@ -148,7 +208,7 @@ describe('prepareAppend', () => {
 });
 
 describe('known secret screening', () => {
-  const secrets = ['sk-PLAIN-1234', 'two\nlines', 'a "quoted" one', 'esc\\"aped', 'ab/cd'];
+  const secrets = ['sk-PLAIN-1234', 'two\nlines', 'a "quoted" one', 'esc\\"aped', 'abcd/efgh'];
   const leakForms = secrets.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]);
   const screened = config({ knownSecrets: secrets });
 
@@ -168,7 +228,7 @@ describe('known secret screening', () => {
     ['in the event id', 's', event('id-sk-PLAIN-1234')],
     ['in the type', 's', event('a', null, { type: 'sk-PLAIN-1234' })],
     ['in the stream id', 'run-sk-PLAIN-1234', event('a')],
-    ['spelled by a path of keys', 's', event('a', { ab: { cd: 'ab/cd' } })],
+    ['spelled by a path of keys', 's', event('a', { abcd: { efgh: 'abcd/efgh' } })],
   ])('refuses a secret %s with KNOWN_SECRET, without repeating it', (_label, streamId, candidate) => {
     const error = refusal(() => prepareAppend(screened, streamId, 0, [event('clean'), candidate]), 'KNOWN_SECRET');
     expect(error.details).toMatchObject(streamId === 's' ? { index: 1 } : { field: 'streamId' });
@@ -179,6 +239,12 @@ describe('known secret screening', () => {
     expectNoLeak(refusal(() => prepareAppend(screened, 'bad/sk-PLAIN-1234', 0, [event('a')]), 'INVALID_STORED_VALUE'));
     expectNoLeak(refusal(() => prepareAppend(screened, 's', 0, [event('a', { 'two\nlines': undefined } as unknown as Json)]), 'INVALID_STORED_VALUE'));
     expectNoLeak(refusal(() => prepareAppend(screened, 's', 0, [event('a', { 'a "quoted" one': [1, () => 2] } as unknown as Json)]), 'INVALID_STORED_VALUE'));
+  });
+
+  it('screens each event on its own: a secret split across two events of one batch is accepted (README: per event)', () => {
+    const halves = [event('a', { text: 'sk-PLA' }), event('b', { text: 'IN-1234' })];
+    expect(prepareAppend(screened, 's', 0, halves).nextHead).toBe(2);
+    refusal(() => prepareAppend(screened, 's', 0, [event('c', { text: 'sk-PLA' + 'IN-1234' })]), 'KNOWN_SECRET');
   });
 
   it('lets through text that only comes near a secret', () => {

@@ -1,4 +1,4 @@
-import { assertJson, canonicalJson, isIdentifier, isRoundtableError, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
@@ -27,8 +27,14 @@ export function assertRevision(value: unknown, field: string): asserts value is 
   }
 }
 
+/**
+ * An identifier of at most 256 UTF-8 bytes that is well-formed Unicode. A lone surrogate has
+ * no UTF-8 form: a backend that stores text as UTF-8 (SQLite, PostgreSQL) would write U+FFFD
+ * instead and could never return the value faithfully, so every adapter refuses it at append,
+ * through this one check, rather than each deciding for itself.
+ */
 function isEventIdentifier(value: unknown): value is string {
-  return isIdentifier(value) && utf8ByteLength(value) <= MAX_ID_BYTES;
+  return isIdentifier(value) && isWellFormedString(value) && utf8ByteLength(value) <= MAX_ID_BYTES;
 }
 
 function isTimestamp(value: unknown): value is string {
@@ -59,15 +65,16 @@ function isPlainDataObject(value: object): boolean {
 /** Checks the fields every event shares, for a new event or the new-event part of a stored one. */
 function assertEventFields(event: Record<string, unknown>, where: string, checkPayload = true): void {
   const fail = (field: string, rule: string) => invalid(`${where}: ${field} ${rule}.`, { field });
-  if (!isEventIdentifier(event.eventId)) throw fail('eventId', 'must be an identifier of at most 256 UTF-8 bytes');
-  if (!isEventIdentifier(event.type)) throw fail('type', 'must be an identifier of at most 256 UTF-8 bytes');
+  const identifierRule = 'must be an identifier of at most 256 UTF-8 bytes (well-formed Unicode with no lone surrogate, no U+0000–U+001F or U+007F, no surrounding whitespace)';
+  if (!isEventIdentifier(event.eventId)) throw fail('eventId', identifierRule);
+  if (!isEventIdentifier(event.type)) throw fail('type', identifierRule);
   if (typeof event.version !== 'number' || !Number.isSafeInteger(event.version) || event.version < 1) {
     throw fail('version', 'must be a positive safe integer');
   }
   if (!isTimestamp(event.timestamp)) throw fail('timestamp', 'must be a UTC time written YYYY-MM-DDTHH:MM:SS.mmmZ');
-  if (!isEventIdentifier(event.correlationId)) throw fail('correlationId', 'must be an identifier of at most 256 UTF-8 bytes');
+  if (!isEventIdentifier(event.correlationId)) throw fail('correlationId', identifierRule);
   if (event.causationId !== null && !isEventIdentifier(event.causationId)) {
-    throw fail('causationId', 'must be null or an identifier of at most 256 UTF-8 bytes');
+    throw fail('causationId', `must be null or ${identifierRule.slice('must be '.length)}`);
   }
   if (checkPayload) payloadText(event.payload, where, false);
 }

@@ -7,7 +7,7 @@ import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding, NodeContext } from '@roundtable/scheduler';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import type { MemoryBacking } from '@roundtable/storage-memory';
-import { FULL, faultCounts, reportFaults } from './faultReport.js';
+import { FULL, countFuzzCase, faultCounts, reportFaults } from './faultReport.js';
 
 // The attempt path under arbitrary member behaviour (issue 9): thrown values, returned values,
 // decideAction results, retries and abort timings. After every run a fresh executor must fold
@@ -225,7 +225,7 @@ suite('attempt path fuzzing', () => {
   it(`${CASES} runs with arbitrary thrown values, results, decideAction results, retries and aborts: every record folds, no run is stranded`, async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (cases) => {
-        faultCounts.fuzzCases++;
+        countFuzzCase('thrown values');
         await fuzzCase(cases);
       }),
       { numRuns: CASES },

@@ -6,6 +6,7 @@ import { modelCases } from './modelCase.js';
 import { readCases } from './readCases.js';
 import { revisionCases } from './revisionCases.js';
 import { secretCases } from './secretCases.js';
+import { unicodeCases } from './unicodeCases.js';
 import { validationCases } from './validationCases.js';
 
 /** Every case, in the order the kit runs them. */
@@ -14,6 +15,7 @@ export const conformanceCases: readonly ConformanceCaseDefinition[] = [
   ...readCases,
   ...revisionCases,
   ...validationCases,
+  ...unicodeCases,
   ...limitCases,
   ...secretCases,
   ...instanceCases,

@@ -161,6 +161,15 @@ export class CaseContext {
     return storage as RunStorage;
   }
 
+  /** Fails unless `create(options)` throws or rejects with a storage error `code`; an instance it returns anyway is closed after the case. */
+  async expectOpenRefused(options: StorageOptions, code: StorageErrorCode, what: string): Promise<void> {
+    await expectRejects(async () => {
+      const storage: unknown = await this.create(options);
+      if (typeof (storage as { close?: unknown } | null)?.close === 'function') this.opened.push(storage as RunStorage);
+      return 'an instance';
+    }, code, what);
+  }
+
   /** A stream id no other case or run uses. */
   stream(label = 's'): string {
     this.streamCount++;

@@ -72,4 +72,30 @@ const knownSecrets: ConformanceCaseDefinition = {
   },
 };
 
-export const secretCases = [knownSecrets];
+const shortKnownSecrets: ConformanceCaseDefinition = {
+  name: 'short-known-secrets',
+  rule: 'A `knownSecrets` entry shorter than 8 characters after trimming, a lone surrogate in one, or an entry that is not a string is refused when the storage is created (INVALID_STORAGE_OPTIONS); 8 characters pass.',
+  async run(context) {
+    const refused: [string, unknown[]][] = [
+      ['the empty string', ['']],
+      ['7 characters', ['1234567']],
+      ['7 characters padded with spaces to 11', ['  1234567  ']],
+      ['whitespace only', ['          ']],
+      ['7 astral characters (14 UTF-16 units)', ['😀'.repeat(7)]],
+      ['a short entry after a long one', [PLAIN, 'short']],
+      ['a lone surrogate', ['long-enough-\ud800']],
+      ['a number', [12345678]],
+    ];
+    for (const [label, secrets] of refused) {
+      await context.expectOpenRefused({ knownSecrets: secrets as string[] }, 'INVALID_STORAGE_OPTIONS', `knownSecrets with ${label}`);
+    }
+    const storage = await context.open({ knownSecrets: ['12345678', ' 😀😀😀😀😀😀😀😀 '] });
+    const streamId = context.stream();
+    await expectRejects(() => storage.append(streamId, 0, [withPayload(`${streamId}-1`, 'x12345678x')]), 'KNOWN_SECRET', 'an 8-character secret');
+    await expectRejects(() => storage.append(streamId, 0, [withPayload(`${streamId}-2`, 'a 😀😀😀😀😀😀😀😀 b')]), 'KNOWN_SECRET', 'an astral secret with its spaces');
+    const head = await expectOk(() => storage.append(streamId, 0, [withPayload(`${streamId}-3`, '1234567 😀😀😀😀😀😀😀😀')]), 'text near the secrets');
+    check(head === 1, `text that only comes near the secrets should be appended (head 1), got ${show(head)}.`);
+  },
+};
+
+export const secretCases = [knownSecrets, shortKnownSecrets];
