@@ -1,0 +1,176 @@
+import type { Json } from '@roundtable/core';
+import type { CompiledGraph, TeamDispatchInput, TeamTurnResult } from '@roundtable/graph';
+import type { NodeAction, NodeBindingObject, NodeContext, NodeLimits } from '@roundtable/scheduler';
+import { NoObjectGeneratedError, NoOutputGeneratedError, Output, generateText, stepCountIs } from 'ai';
+import type { LanguageModel, TelemetrySettings, ToolSet } from 'ai';
+import { AiSdkMemberError } from './aiSdkMemberError.js';
+import { memberOutputSchema } from './memberOutputSchema.js';
+import type { MemberOutput } from './memberOutputSchema.js';
+import { memberPrompt } from './memberPrompt.js';
+import { addUsage, previousMemberUsage, turnUsage, usageJson } from './memberUsage.js';
+import { memberView } from './memberView.js';
+import { diagnoseModelOutput, modelOutputContract, refusal } from './modelOutputContract.js';
+
+/** When a failed attempt is tried again (SPEC 11.4). */
+export interface AiSdkMemberRetry {
+  readonly maxAttempts: number;
+  readonly codes?: readonly string[];
+  readonly backoffMs?: number;
+}
+
+export interface AiSdkMemberOptions {
+  /** Any AI SDK 6 language model. */
+  readonly model: LanguageModel;
+  /** Appended to the system part of every prompt, after the team's rules. */
+  readonly instructions?: string;
+  /** Tools the model may call; each runs with the attempt's abort signal. */
+  readonly tools?: ToolSet;
+  /** Bound on model steps (tool-call rounds) per attempt: default 1 without tools, 8 with. */
+  readonly maxSteps?: number;
+  /** Total tokens this member may use over the run; once spent, its next attempt is DENIED. */
+  readonly tokenBudget?: number;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+  /** Whether re-running an attempt whose process died is safe: default true without tools, false with. */
+  readonly retrySafe?: boolean;
+  /** The binding's limits (`timeoutMs` aborts the model call and records TIMEOUT). */
+  readonly limits?: NodeLimits;
+  /** Default `{ maxAttempts: 3, codes: ['RESULT_INVALID', 'EFFECT_FAILED'] }`. */
+  readonly retry?: AiSdkMemberRetry;
+  /** Retries of the AI SDK's own within one attempt (default 0: every retry is a recorded attempt). */
+  readonly maxRetries?: number;
+  /**
+   * The AI SDK's telemetry settings. Telemetry is on by default so the SDK's spans nest under
+   * the scheduler's `invoke_agent` span; `{ isEnabled: false }` turns it off.
+   */
+  readonly telemetry?: TelemetrySettings;
+}
+
+/** What one attempt of a model-backed member sees: the scheduler's context. */
+type AttemptContext = NodeContext & {
+  readonly attempt?: number;
+  readonly previousFailure?: { readonly code: string; readonly message: string } | null;
+};
+
+type MemberInput = TeamDispatchInput & { readonly turn?: number; readonly triggers?: readonly string[] };
+
+/** A node binding whose attempts call a model. */
+export interface AiSdkMemberBinding extends NodeBindingObject {
+  readonly run: (ctx: AttemptContext) => Promise<TeamTurnResult>;
+  readonly retry: AiSdkMemberRetry;
+  readonly retrySafe: boolean;
+}
+
+export const DEFAULT_AI_SDK_RETRY: AiSdkMemberRetry = Object.freeze({ maxAttempts: 3, codes: Object.freeze(['RESULT_INVALID', 'EFFECT_FAILED']) });
+
+export const TOKEN_BUDGET_EXHAUSTED = 'token budget exhausted';
+
+/**
+ * A team member backed by a model through the AI SDK (SPEC 12). Each attempt calls
+ * `generateText` with structured output whose schema is built for this member from the compiled
+ * team, so the model can only post to its own rooms and mention their members.
+ */
+export function aiSdkMember<State>(graph: CompiledGraph<State>, memberId: string, options: AiSdkMemberOptions): AiSdkMemberBinding {
+  const view = memberView(graph as CompiledGraph<unknown>, memberId);
+  checkOptions(options);
+  const hasTools = options.tools !== undefined && Object.keys(options.tools).length > 0;
+  const maxSteps = options.maxSteps ?? (hasTools ? 8 : 1);
+  const schema = memberOutputSchema(view);
+  const output = Output.object({ schema, name: 'team_turn_result', description: `The result of one turn of team member ${JSON.stringify(memberId)}.` });
+  const model = modelIdentity(options.model);
+  const validateNodeResult = graph.validateNodeResult!.bind(graph);
+
+  const run = async (ctx: AttemptContext): Promise<TeamTurnResult> => {
+    const input = ctx.input as unknown as MemberInput;
+    const prompt = memberPrompt(
+      view,
+      {
+        result: input.result,
+        messages: input.messages,
+        triggers: input.triggers ?? [],
+        turn: input.turn ?? null,
+        previousFailure: ctx.previousFailure ?? null,
+      },
+      options.instructions,
+    );
+    let generated;
+    try {
+      generated = await generateText({
+        model: options.model,
+        system: prompt.system,
+        prompt: prompt.user,
+        output,
+        ...(hasTools ? { tools: options.tools } : {}),
+        stopWhen: stepCountIs(maxSteps),
+        abortSignal: ctx.signal,
+        maxRetries: options.maxRetries ?? 0,
+        ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+        ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+        experimental_telemetry: { isEnabled: true, functionId: `roundtable.member.${memberId}`, ...options.telemetry },
+      });
+    } catch (error) {
+      // The answer came back but is not a valid turn: RESULT_INVALID, naming what was wrong.
+      if (NoObjectGeneratedError.isInstance(error)) return refusal(diagnoseModelOutput(view, schema, validateNodeResult, error.text, error.message));
+      // A model, network or abort error: rethrown, so the attempt records EFFECT_FAILED with its message.
+      throw error;
+    }
+    let answer: MemberOutput;
+    try {
+      answer = generated.output;
+    } catch (error) {
+      if (!NoOutputGeneratedError.isInstance(error)) throw error;
+      return refusal(
+        `The model gave no final answer: it stopped with finish reason "${generated.finishReason}" after ${generated.steps.length} step(s) (maxSteps ${maxSteps}).`,
+      );
+    }
+    const usage = turnUsage(generated.totalUsage);
+    const memberUsage = addUsage(previousMemberUsage(input.result), usage);
+    const data: Record<string, Json> = {
+      model,
+      usage: usageJson(usage),
+      memberUsage: usageJson(memberUsage),
+      finishReason: generated.finishReason,
+    };
+    if (answer.data !== undefined) data['output'] = answer.data;
+    return { summary: answer.summary, ...(answer.posts === undefined ? {} : { posts: answer.posts }), data };
+  };
+
+  const binding: AiSdkMemberBinding = {
+    run,
+    contract: modelOutputContract,
+    retrySafe: options.retrySafe ?? !hasTools,
+    retry: options.retry ?? DEFAULT_AI_SDK_RETRY,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.tokenBudget === undefined ? {} : { decideAction: tokenBudgetAction(options.tokenBudget) }),
+  };
+  return Object.freeze(binding);
+}
+
+/** Denies the attempt once the member's recorded usage has reached its budget. */
+function tokenBudgetAction(budget: number) {
+  return (ctx: NodeContext): NodeAction => {
+    const used = previousMemberUsage((ctx.input as unknown as TeamDispatchInput).result).totalTokens;
+    return used >= budget ? { kind: 'deny', reason: TOKEN_BUDGET_EXHAUSTED } : { kind: 'allow' };
+  };
+}
+
+function modelIdentity(model: LanguageModel): Json {
+  if (typeof model === 'string') return { provider: 'gateway', modelId: model };
+  return { provider: model.provider, modelId: model.modelId };
+}
+
+function isPositiveSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function checkOptions(options: AiSdkMemberOptions): void {
+  const refuse = (message: string): never => {
+    throw new AiSdkMemberError('INVALID_MEMBER_OPTIONS', message);
+  };
+  if (typeof options !== 'object' || options === null || options.model === undefined || options.model === null) refuse('aiSdkMember needs options with a model.');
+  if (options.maxSteps !== undefined && !isPositiveSafeInteger(options.maxSteps)) refuse('maxSteps must be a positive safe integer.');
+  if (options.tokenBudget !== undefined && !isPositiveSafeInteger(options.tokenBudget)) refuse('tokenBudget must be a positive safe integer (total tokens).');
+  if (options.maxRetries !== undefined && !(Number.isSafeInteger(options.maxRetries) && options.maxRetries >= 0)) refuse('maxRetries must be a non-negative safe integer.');
+  if (options.retry !== undefined && !isPositiveSafeInteger(options.retry.maxAttempts)) refuse('retry.maxAttempts must be a positive safe integer.');
+}
+
