@@ -3,6 +3,7 @@ import type { CompiledGraph, TeamDispatchInput, TeamTurnResult } from '@roundtab
 import type { NodeAction, NodeBindingObject, NodeContext, NodeLimits } from '@roundtable/scheduler';
 import { NoObjectGeneratedError, NoOutputGeneratedError, Output, generateText, stepCountIs } from 'ai';
 import type { LanguageModel, TelemetrySettings, ToolSet } from 'ai';
+import { z } from 'zod';
 import { AiSdkMemberError } from './aiSdkMemberError.js';
 import { memberOutputSchema } from './memberOutputSchema.js';
 import type { MemberOutput } from './memberOutputSchema.js';
@@ -77,6 +78,7 @@ export function aiSdkMember<State>(graph: CompiledGraph<State>, memberId: string
   const maxSteps = options.maxSteps ?? (hasTools ? 8 : 1);
   const schema = memberOutputSchema(view);
   const output = Output.object({ schema, name: 'team_turn_result', description: `The result of one turn of team member ${JSON.stringify(memberId)}.` });
+  const answerSchema = JSON.stringify(z.toJSONSchema(schema));
   const model = modelIdentity(options.model);
   const validateNodeResult = graph.validateNodeResult!.bind(graph);
 
@@ -91,7 +93,7 @@ export function aiSdkMember<State>(graph: CompiledGraph<State>, memberId: string
         turn: input.turn ?? null,
         previousFailure: ctx.previousFailure ?? null,
       },
-      options.instructions,
+      { answerSchema, ...(options.instructions === undefined ? {} : { instructions: options.instructions }) },
     );
     let generated;
     try {

@@ -45,7 +45,8 @@ const RULES_WITHOUT_ROOMS = [
  * the member's previous result (or "first turn") and its input messages in the room-file line
  * format, grouped by room in saved order, the messages that requested this turn marked.
  */
-export function memberPrompt(view: MemberView, input: MemberPromptInput, instructions?: string): MemberPrompt {
+export function memberPrompt(view: MemberView, input: MemberPromptInput, options: { instructions?: string; answerSchema?: string } = {}): MemberPrompt {
+  const { instructions, answerSchema } = options;
   const system: string[] = [
     `You are ${JSON.stringify(view.memberId)}, a member of a team.`,
     `Your role: ${view.role}`,
@@ -64,6 +65,8 @@ export function memberPrompt(view: MemberView, input: MemberPromptInput, instruc
     }
   }
   system.push('', 'Rules:', ...(view.communicates && view.rooms.length > 0 ? RULES_WITH_ROOMS : RULES_WITHOUT_ROOMS).map((rule) => `- ${rule}`));
+  // Providers without structured outputs (JSON mode only) never see the schema unless it is here.
+  if (answerSchema !== undefined) system.push(`- Answer with one JSON object and nothing else, matching this JSON Schema: ${answerSchema}`);
   if (instructions !== undefined && instructions.trim() !== '') system.push('', instructions);
 
   const user: string[] = [];
