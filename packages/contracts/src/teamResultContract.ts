@@ -7,9 +7,12 @@ import { ResultContractError } from './resultContractError.js';
 /**
  * The contract of one team member's results: the `TeamTurnResult` shape, then the compiled
  * graph's own `validateNodeResult` (room membership of sender and mentions), so those rules
- * have exactly one copy.
+ * have exactly one copy. Where the definition was a literal, `memberId` must be one of its ids.
  */
-export function teamResultContract<State>(graph: CompiledGraph<State>, memberId: string): ResultContract<TeamTurnResult> {
+export function teamResultContract<State, MemberId extends string = string>(
+  graph: CompiledGraph<State, MemberId>,
+  memberId: NoInfer<MemberId>,
+): ResultContract<TeamTurnResult> {
   const validateNodeResult = graph.validateNodeResult;
   if (graph.kind !== 'team' || validateNodeResult === undefined) {
     throw new ResultContractError('INVALID_CONTRACT', 'teamResultContract needs a compiled team graph.');

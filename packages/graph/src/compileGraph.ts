@@ -5,19 +5,35 @@ import type { GraphValidationIssue } from './errors.js';
 import { validateGraphCommands } from './graphCommand.js';
 import type { GraphCommand } from './graphCommand.js';
 import { validateGraphDefinition } from './graphDefinition.js';
-import type { GraphDefinition } from './graphDefinition.js';
+import type { GraphDefinition, GraphNode } from './graphDefinition.js';
 import { checkGraphEvent } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
 import type { GraphType, GraphTypeFunctions } from './graphType.js';
 import { isPositiveSafeInteger, isRecord } from './json.js';
 
-/** A definition compiled by its graph type, with every function checked at the boundary. */
-export interface CompiledGraph<State> {
+/**
+ * A definition whose node ids TypeScript can see: passing a literal (or an `as const` value)
+ * to `compileGraph` keeps each id as a literal type, so `teamMembers` can check binding keys.
+ */
+export type GraphDefinitionInput<NodeId extends string = string> = Omit<GraphDefinition, 'nodes'> & {
+  readonly nodes: readonly (Omit<GraphNode, 'id'> & { readonly id: NodeId })[];
+};
+
+/** The stored definition of a compiled graph, typed with its node ids. */
+export type CompiledDefinition<NodeId extends string = string> = GraphDefinition & {
+  readonly nodes: readonly (GraphDefinition['nodes'][number] & { readonly id: NodeId })[];
+};
+
+/**
+ * A definition compiled by its graph type, with every function checked at the boundary.
+ * `NodeId` is the union of its node ids when the definition was a literal, else `string`.
+ */
+export interface CompiledGraph<State, NodeId extends string = string> {
   readonly kind: string;
   readonly typeVersion: number;
   readonly definition: {
     /** A deep-frozen copy of the definition: later edits to the caller's value change nothing. */
-    readonly value: GraphDefinition;
+    readonly value: CompiledDefinition<NodeId>;
     readonly canonicalJson: string;
     readonly digest: Digest;
   };
@@ -64,10 +80,10 @@ function throwIfAny(issues: GraphValidationIssue[]): void {
  * with `type` and wraps the resulting functions so that events going in and commands coming out
  * are checked.
  */
-export function compileGraph<State>(type: GraphType<State>, definition: GraphDefinition): CompiledGraph<State> {
+export function compileGraph<State, NodeId extends string = string>(type: GraphType<State>, definition: GraphDefinitionInput<NodeId>): CompiledGraph<State, NodeId> {
   throwIfAny(graphTypeIssues(type));
   throwIfAny(validateGraphDefinition(definition));
-  const value = copyFrozenJson(definition as Json) as GraphDefinition;
+  const value = copyFrozenJson(definition as unknown as Json) as unknown as CompiledDefinition<NodeId>;
   const functions: GraphTypeFunctions<State> = type.compile(value);
   throwIfAny(compiledFunctionIssues(functions));
   const nodeIds: ReadonlySet<string> = new Set(value.nodes.map((node) => node.id));
@@ -83,7 +99,7 @@ export function compileGraph<State>(type: GraphType<State>, definition: GraphDef
     throwIfAny(validateGraphCommands(commands, nodeIds));
     return commands;
   };
-  const compiled: CompiledGraph<State> = {
+  const compiled: CompiledGraph<State, NodeId> = {
     kind: type.kind,
     typeVersion: type.version,
     definition: Object.freeze({ value, canonicalJson: canonicalJson(value), digest: digest(value) }),

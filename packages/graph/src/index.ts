@@ -14,8 +14,10 @@ export {
 } from './graphCommand.js';
 export type { CompleteCommand, DispatchCommand, FailCommand, GraphCommand, PauseCommand, TerminalCommand } from './graphCommand.js';
 export type { GraphType, GraphTypeFunctions } from './graphType.js';
+export { findJsonProblem } from './json.js';
+export type { JsonProblem } from './json.js';
 export { compileGraph } from './compileGraph.js';
-export type { CompiledGraph } from './compileGraph.js';
+export type { CompiledGraph, CompiledDefinition, GraphDefinitionInput } from './compileGraph.js';
 export { TEAM_GRAPH_KIND, TEAM_GRAPH_VERSION, teamGraphType } from './teamGraphType.js';
 export { TeamFailureCodes } from './teamFailureCodes.js';
 export type { TeamFailureCode } from './teamFailureCodes.js';
@@ -43,9 +45,9 @@ export type {
   TeamRoom,
   TeamTurnResult,
 } from './teamSchemas.js';
-export { teamMembers, teamMessages, teamPosition } from './teamState.js';
+export { teamMemberStates, teamMessages, teamPosition } from './teamState.js';
 export type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
 export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } from './graphExecutionError.js';
 export type { GraphExecutionErrorCode } from './graphExecutionError.js';
-export { GRAPH_EVENT_VERSION, GraphEventTypes, RunRecordFolder, parseRunStartedEvent, runStartedPayload } from './runRecord.js';
-export type { OpenAttempt, RecordedEvent, StoredRunDefinition } from './runRecord.js';
+export { GRAPH_EVENT_VERSION, GraphEventTypes, RunRecordFolder, graphEventProblem, parseRunStartedEvent, runStartedPayload } from './runRecord.js';
+export type { AttemptFailure, AttemptPause, OpenAttempt, RecordedEvent, RecordedFailure, StoredRunDefinition } from './runRecord.js';

@@ -1,4 +1,4 @@
-import { assertJson, isJson, isRoundtableError, jsonHeight } from '@roundtable/core';
+import { assertJson, isJson, isRoundtableError, isWellFormedString, jsonHeight } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { z } from 'zod';
 
@@ -24,16 +24,99 @@ export function isPositiveSafeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
-/** Where `value` stops being JSON (a JSON pointer relative to `value`) and why, or null. */
-export function findJsonProblem(value: unknown): { path: string; message: string } | null {
-  if (jsonHeight(value) >= 0) return null;
+/** Where a value stops being JSON: a JSON pointer relative to it, what was found there, and a sentence saying so. */
+export interface JsonProblem {
+  readonly path: string;
+  /** What is at `path`, in words: `undefined`, `NaN`, `a Date`, `a BigInt`, `a function`, … */
+  readonly found: string;
+  readonly message: string;
+}
+
+const UNREADABLE: JsonProblem = Object.freeze({
+  path: '',
+  found: 'a value that cannot be read',
+  message: 'Found a value that cannot be read (a Proxy or a getter threw), which is not JSON.',
+});
+
+/**
+ * Where `value` stops being JSON and what was found there, or null when it is JSON. It never
+ * throws, even for a Proxy or a getter that throws: what cannot be read is said to be so.
+ */
+export function findJsonProblem(value: unknown): JsonProblem | null {
+  try {
+    if (jsonHeight(value) >= 0) return null;
+  } catch {
+    return UNREADABLE;
+  }
+  let path: string;
+  let coreMessage: string;
   try {
     assertJson(value);
     return null;
   } catch (error) {
-    if (!isRoundtableError(error)) throw error;
-    const path = error.details?.['path'];
-    return { path: typeof path === 'string' ? path : '', message: error.message };
+    if (!isRoundtableError(error)) return UNREADABLE;
+    const reported = error.details?.['path'];
+    path = typeof reported === 'string' ? reported : '';
+    coreMessage = error.message.replace(/ \(at [^]*\)$/, '');
+  }
+  const found = describeAt(value, path);
+  return { path, found: found ?? 'a value that is not JSON', message: found === null ? coreMessage : `Found ${found}, which is not JSON.` };
+}
+
+/** Unescapes one JSON-pointer token. */
+function unescapeToken(token: string): string {
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/**
+ * Describes what sits at `path` inside `root`, reading own data properties only (a getter is
+ * described, never called), or null when the problem is not the value itself (a cycle, a key).
+ */
+function describeAt(root: unknown, path: string): string | null {
+  try {
+    let current: unknown = root;
+    const tokens = path === '' ? [] : path.slice(1).split('/').map(unescapeToken);
+    for (const token of tokens) {
+      if (typeof current !== 'object' || current === null) return null;
+      const descriptor = Object.getOwnPropertyDescriptor(current, token);
+      if (descriptor === undefined) return Array.isArray(current) ? 'a hole in a sparse array' : null;
+      if (!('value' in descriptor)) return 'an accessor property (a getter)';
+      current = descriptor.value;
+    }
+    return describeValue(current);
+  } catch {
+    return 'a value that cannot be read';
+  }
+}
+
+function describeValue(value: unknown): string | null {
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined';
+    case 'number':
+      return Number.isFinite(value) ? null : String(value);
+    case 'bigint':
+      return 'a BigInt';
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    case 'string':
+      return isWellFormedString(value) ? null : 'a string with a lone surrogate';
+    case 'object': {
+      if (value === null) return null;
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (Array.isArray(value)) {
+        if (proto !== Array.prototype) return 'an array subclass';
+        return Object.keys(value).length < value.length ? 'a sparse array' : Object.keys(value).length > value.length ? 'an array with extra properties' : null;
+      }
+      if (proto === Object.prototype || proto === null) return null;
+      const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+      if (value instanceof Date) return 'a Date';
+      return typeof name === 'string' && name !== '' ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}` : 'a class instance';
+    }
+    default:
+      return null;
   }
 }
 

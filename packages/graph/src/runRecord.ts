@@ -13,6 +13,7 @@ export const GraphEventTypes = {
   NODE_FAILED: 'graph:node-failed',
   NODE_PAUSED: 'graph:node-paused',
   NODE_RESUMED: 'graph:node-resumed',
+  NODE_RETRIED: 'graph:node-retried',
 } as const;
 
 export const GRAPH_EVENT_VERSION = 1;
@@ -25,7 +26,50 @@ const PAYLOAD_FIELDS: Record<string, readonly string[]> = {
   [GraphEventTypes.NODE_FAILED]: ['nodeId', 'position', 'code', 'message'],
   [GraphEventTypes.NODE_PAUSED]: ['nodeId', 'position', 'reason', 'request'],
   [GraphEventTypes.NODE_RESUMED]: ['nodeId', 'position', 'value'],
+  [GraphEventTypes.NODE_RETRIED]: ['nodeId', 'position', 'attempt', 'code', 'message'],
 };
+
+/**
+ * What is wrong with the shape of a standard `graph:` event, or null: version 1, exactly its
+ * payload fields, and each field of the right type. Events outside `graph:` pass. The fold
+ * applies this to every event it reads and the executor to every event it is about to write,
+ * so the executor can never write an event that a later fold refuses for its shape. (Whether
+ * the event fits the record so far, such as a declared node or a matching attempt, is the
+ * fold's business; that the payload is JSON with well-formed strings is the storage's.)
+ */
+export function graphEventProblem(event: { readonly type: string; readonly version: number; readonly payload: unknown }): string | null {
+  if (!event.type.startsWith('graph:')) return null;
+  const fields = PAYLOAD_FIELDS[event.type];
+  if (fields === undefined) return 'unknown graph event type.';
+  if (event.version !== GRAPH_EVENT_VERSION) return `version ${String(event.version)} is not supported (only 1).`;
+  const payload = event.payload;
+  if (!isObject(payload)) return 'payload must be an object.';
+  const keys = Object.keys(payload);
+  if (keys.length !== fields.length || !fields.every((field) => Object.prototype.hasOwnProperty.call(payload, field))) {
+    return `payload must have exactly the fields ${fields.join(', ')}.`;
+  }
+  if (event.type === GraphEventTypes.RUN_STARTED) return null;
+  if (typeof payload.nodeId !== 'string') return 'nodeId must be a string.';
+  if (typeof payload.position !== 'string' || !isIdentifier(payload.position)) return 'position must be an identifier.';
+  switch (event.type) {
+    case GraphEventTypes.NODE_ATTEMPT_STARTED:
+      if (!isPositiveSafeInteger(payload.attempt)) return 'attempt must be a positive safe integer.';
+      return typeof payload.retrySafe === 'boolean' ? null : 'retrySafe must be a boolean.';
+    case GraphEventTypes.NODE_FAILED:
+      return typeof payload.code === 'string' && typeof payload.message === 'string' ? null : 'code and message must be strings.';
+    case GraphEventTypes.NODE_RETRIED:
+      if (!isPositiveSafeInteger(payload.attempt)) return 'attempt must be a positive safe integer.';
+      return typeof payload.code === 'string' && typeof payload.message === 'string' ? null : 'code and message must be strings.';
+    case GraphEventTypes.NODE_PAUSED:
+      return typeof payload.reason === 'string' ? null : 'reason must be a string.';
+    default:
+      return null;
+  }
+}
+
+function isPositiveSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
 
 /** What `graph:run-started` stores about the graph. */
 export interface StoredRunDefinition {
@@ -58,9 +102,34 @@ export interface OpenAttempt {
   readonly input: Json;
   readonly dispatchEventId: string;
   readonly retrySafe: boolean | null;
-  readonly pause: { readonly reason: string; readonly request: Json } | null;
+  /** The pause while the attempt is paused, else null. */
+  readonly pause: AttemptPause | null;
   /** The value of the latest `node-resumed`, or null. */
   readonly resumeValue: Json;
+  /** The pause that the latest `node-resumed` answered (null when it resumed a started attempt). */
+  readonly answeredPause: AttemptPause | null;
+  /** The failure recorded by a `node-retried` since the last resume, or null. */
+  readonly previousFailure: AttemptFailure | null;
+  /** How many `node-retried` events this position has. */
+  readonly retries: number;
+}
+
+export interface AttemptPause {
+  readonly reason: string;
+  readonly request: Json;
+}
+
+export interface AttemptFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A `graph:node-failed` as the record holds it. */
+export interface RecordedFailure {
+  readonly nodeId: string;
+  readonly position: string;
+  readonly code: string;
+  readonly message: string;
 }
 
 function invalidEvent(event: RecordedEvent, problem: string): GraphExecutionError {
@@ -125,6 +194,8 @@ export class RunRecordFolder<State> {
   readonly open = new Map<string, OpenAttempt>();
   /** Every position ever dispatched in this run. */
   readonly dispatched = new Set<string>();
+  /** Every `graph:node-failed` of the record, in record order. */
+  readonly failures: RecordedFailure[] = [];
 
   readonly #graph: CompiledGraph<State>;
   readonly #nodeIds: ReadonlySet<string>;
@@ -144,15 +215,9 @@ export class RunRecordFolder<State> {
       this.revision = event.revision;
       return;
     }
-    const fields = PAYLOAD_FIELDS[event.type];
-    if (fields === undefined) throw invalidEvent(event, 'unknown graph event type.');
-    if (event.version !== GRAPH_EVENT_VERSION) throw invalidEvent(event, `version ${event.version} is not supported (only 1).`);
-    const payload = event.payload;
-    if (!isObject(payload)) throw invalidEvent(event, 'payload must be an object.');
-    const keys = Object.keys(payload);
-    if (keys.length !== fields.length || !fields.every((field) => Object.prototype.hasOwnProperty.call(payload, field))) {
-      throw invalidEvent(event, `payload must have exactly the fields ${fields.join(', ')}.`);
-    }
+    const problem = graphEventProblem(event);
+    if (problem !== null) throw invalidEvent(event, problem);
+    const payload = event.payload as Record<string, Json>;
     if (event.type === GraphEventTypes.RUN_STARTED) {
       this.#applyRunStarted(event);
     } else {
@@ -199,9 +264,9 @@ export class RunRecordFolder<State> {
   }
 
   #applyNodeEvent(event: RecordedEvent, payload: Record<string, Json>): void {
-    const { nodeId, position } = payload;
-    if (typeof nodeId !== 'string' || !this.#nodeIds.has(nodeId)) throw invalidEvent(event, `node ${JSON.stringify(nodeId)} is not declared.`);
-    if (typeof position !== 'string' || !isIdentifier(position)) throw invalidEvent(event, 'position must be an identifier.');
+    const nodeId = payload.nodeId as string;
+    const position = payload.position as string;
+    if (!this.#nodeIds.has(nodeId)) throw invalidEvent(event, `node ${JSON.stringify(nodeId)} is not declared.`);
 
     if (event.type === GraphEventTypes.NODE_DISPATCHED) {
       this.#applyDispatch(event, nodeId, position);
@@ -242,6 +307,9 @@ export class RunRecordFolder<State> {
       retrySafe: null,
       pause: null,
       resumeValue: null,
+      answeredPause: null,
+      previousFailure: null,
+      retries: 0,
     });
   }
 
@@ -251,8 +319,7 @@ export class RunRecordFolder<State> {
       case GraphEventTypes.NODE_ATTEMPT_STARTED: {
         if (open.status !== 'dispatched' && open.status !== 'resumed') throw invalidEvent(event, `attempt at ${position} is ${open.status}.`);
         if (payload.attempt !== open.attempt + 1) throw invalidEvent(event, `attempt must be ${open.attempt + 1}.`);
-        if (typeof payload.retrySafe !== 'boolean') throw invalidEvent(event, 'retrySafe must be a boolean.');
-        this.open.set(position, { ...open, status: 'started', attempt: open.attempt + 1, retrySafe: payload.retrySafe, pause: null });
+        this.open.set(position, { ...open, status: 'started', attempt: open.attempt + 1, retrySafe: payload.retrySafe as boolean, pause: null });
         return;
       }
       case GraphEventTypes.NODE_COMPLETED:
@@ -261,18 +328,34 @@ export class RunRecordFolder<State> {
         return;
       case GraphEventTypes.NODE_FAILED:
         if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
-        if (typeof payload.code !== 'string' || typeof payload.message !== 'string') throw invalidEvent(event, 'code and message must be strings.');
         this.open.delete(position);
+        this.failures.push({ nodeId: open.nodeId, position, code: payload.code as string, message: payload.message as string });
+        return;
+      case GraphEventTypes.NODE_RETRIED:
+        // The member stays in flight: the failed attempt is over and the next one has not started.
+        if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
+        if (payload.attempt !== open.attempt) throw invalidEvent(event, `attempt must be ${open.attempt}, the attempt in flight.`);
+        this.open.set(position, {
+          ...open,
+          status: 'resumed',
+          previousFailure: { code: payload.code as string, message: payload.message as string },
+          retries: open.retries + 1,
+        });
         return;
       case GraphEventTypes.NODE_PAUSED:
         if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
-        if (typeof payload.reason !== 'string') throw invalidEvent(event, 'reason must be a string.');
-        this.open.set(position, { ...open, status: 'paused', pause: { reason: payload.reason, request: payload.request ?? null } });
+        this.open.set(position, { ...open, status: 'paused', pause: { reason: payload.reason as string, request: payload.request ?? null } });
         return;
       case GraphEventTypes.NODE_RESUMED:
         // A paused attempt resumes; so does a started one whose process died (crash recovery).
         if (open.status !== 'paused' && open.status !== 'started') throw invalidEvent(event, `attempt at ${position} is ${open.status}, not paused.`);
-        this.open.set(position, { ...open, status: 'resumed', resumeValue: payload.value ?? null });
+        this.open.set(position, {
+          ...open,
+          status: 'resumed',
+          resumeValue: payload.value ?? null,
+          answeredPause: open.status === 'paused' ? open.pause : null,
+          previousFailure: null,
+        });
         return;
       default:
         throw invalidEvent(event, 'unknown graph event type.');

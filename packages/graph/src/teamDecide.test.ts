@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TeamFailureCodes, teamMembers } from './index.js';
+import { TeamFailureCodes, teamMemberStates } from './index.js';
 import type { DispatchCommand, GraphCommand, TeamDispatchInput, TeamState } from './index.js';
 import { compileTeam, dispatchBatch, events, fold, post, seedTeam, team } from './testing/teamFixtures.js';
 
@@ -26,6 +26,8 @@ describe('decide: the seed conversation', () => {
       brief: 'Draft the notes and ask for a review.',
       result: null,
       messages: [],
+      turn: 1,
+      triggers: [],
     });
     order.push(...batch.dispatched.map((command) => command.nodeId));
     const draft = { summary: 'draft', posts: [post('review', 'Please review the draft.', ['reviewer'])] };
@@ -39,6 +41,8 @@ describe('decide: the seed conversation', () => {
       brief: 'Review the draft.',
       result: null,
       messages: [{ id: 'team/writer/1/0', roomId: 'review', text: 'Please review the draft.', mentions: ['reviewer'], sender: 'writer', position: 'team/writer/1' }],
+      turn: 1,
+      triggers: ['team/writer/1/0'],
     });
     const reply = { summary: 'reviewed', posts: [post('review', 'Add the upgrade notes.', ['writer'])] };
     state = graph.reduce(batch.state, events.completed('reviewer', 1, reply));
@@ -49,6 +53,8 @@ describe('decide: the seed conversation', () => {
     expect(batch.dispatched[0]!.position).toBe('team/writer/2');
     expect(writerInput.result).toEqual(draft);
     expect(writerInput.messages.map((message) => message.id)).toEqual(['team/writer/1/0', 'team/reviewer/1/0']);
+    expect(writerInput.turn).toBe(2);
+    expect(writerInput.triggers).toEqual(['team/reviewer/1/0']);
     const final = { summary: 'Final notes. Reply was: Add the upgrade notes.' };
     state = graph.reduce(batch.state, events.completed('writer', 2, final));
 
@@ -160,7 +166,7 @@ describe('decide: outcomes', () => {
       events.dispatched('reviewer', 2),
       events.completed('reviewer', 2, answer),
     ]);
-    expect(teamMembers(state)[0]).toMatchObject({ turns: 2, queued: true });
+    expect(teamMemberStates(state)[0]).toMatchObject({ turns: 2, queued: true });
     expect(graph.decide(state)).toEqual([{ kind: 'fail', code: 'TEAM_TURN_LIMIT', message: 'Member "writer" reached maxTurnsPerMember.' }]);
   });
 
@@ -172,6 +178,40 @@ describe('decide: outcomes', () => {
 });
 
 describe('decide: dispatch input', () => {
+  it('gives each turn its number and the triggers in saved order, derived from the record alone', () => {
+    const graph = compileTeam(team({ members: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], globalConcurrency: 3, maxTurnsPerMember: 3, tailMessages: 5 }));
+    let state: TeamState = graph.initialState();
+    const first = dispatches(graph.decide(state));
+    expect(first.map((command) => [command.nodeId, inputOf(command).turn, inputOf(command).triggers])).toEqual([
+      ['a', 1, []],
+      ['b', 1, []],
+      ['c', 1, []],
+    ]);
+    // b completes before a, so b's mention of c is saved first even though a is declared first.
+    state = fold(graph, [events.dispatched('a', 1), events.dispatched('b', 1), events.dispatched('c', 1)], state);
+    state = graph.reduce(state, events.completed('b', 1, { summary: 'b', posts: [post('all', 'from b', ['c'])] }));
+    state = graph.reduce(state, events.completed('a', 1, { summary: 'a', posts: [post('all', 'from a', ['c', 'c'])] }));
+    state = graph.reduce(state, events.completed('c', 1, { summary: 'c' }));
+    const second = dispatches(graph.decide(state));
+    expect(second.map((command) => command.nodeId)).toEqual(['c']);
+    expect(inputOf(second[0]).turn).toBe(2);
+    expect(inputOf(second[0]).triggers).toEqual(['team/b/1/0', 'team/a/1/0']);
+    // The same state folded again from the record gives the same input: nothing extra is stored.
+    const replayed = fold(
+      graph,
+      [
+        events.dispatched('a', 1),
+        events.dispatched('b', 1),
+        events.dispatched('c', 1),
+        events.completed('b', 1, { summary: 'b', posts: [post('all', 'from b', ['c'])] }),
+        events.completed('a', 1, { summary: 'a', posts: [post('all', 'from a', ['c', 'c'])] }),
+        events.completed('c', 1, { summary: 'c' }),
+      ],
+      graph.initialState(),
+    );
+    expect(graph.decide(replayed)).toEqual(graph.decide(state));
+  });
+
   it('collapses several pending mentions into one turn that keeps every trigger, even one older than the tail', () => {
     const graph = compileTeam(team({ members: [{ id: 'a' }, { id: 'b' }, { id: 'c', initialTurn: false }], globalConcurrency: 1, tailMessages: 1 }));
     let state: TeamState = graph.initialState();
@@ -179,15 +219,17 @@ describe('decide: dispatch input', () => {
     expect(dispatches(graph.decide(state)).map((command) => command.nodeId)).toEqual(['b']);
     const bPosts = [post('all', 'chatter'), post('all', 'c: second', ['c']), post('all', 'more chatter')];
     state = fold(graph, [events.dispatched('b', 1), events.completed('b', 1, { summary: 'b', posts: bPosts })], state);
-    expect(teamMembers(state)[2]).toMatchObject({ queued: true, triggers: ['team/a/1/0', 'team/b/1/1'] });
+    expect(teamMemberStates(state)[2]).toMatchObject({ queued: true, triggers: ['team/a/1/0', 'team/b/1/1'] });
 
     const commands = graph.decide(state);
     expect(commands).toHaveLength(1);
     expect(commands[0]).toMatchObject({ kind: 'dispatch', nodeId: 'c', position: 'team/c/1' });
     expect(inputOf(commands[0]).messages.map((message) => message.id)).toEqual(['team/a/1/0', 'team/b/1/1', 'team/b/1/2']);
+    expect(inputOf(commands[0]).turn).toBe(1);
+    expect(inputOf(commands[0]).triggers).toEqual(['team/a/1/0', 'team/b/1/1']);
 
     state = graph.reduce(state, events.dispatched('c', 1));
-    expect(teamMembers(state)[2]).toMatchObject({ turns: 1, queued: false, triggers: [] });
+    expect(teamMemberStates(state)[2]).toMatchObject({ turns: 1, queued: false, triggers: [] });
   });
 
   it('holds each room last tailMessages plus triggers, once each, in saved order', () => {

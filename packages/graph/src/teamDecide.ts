@@ -26,6 +26,17 @@ function inputMessages(plan: TeamPlan, state: TeamState, planMember: TeamPlanMem
   return [...indexes].sort((a, b) => a - b).map((index) => log.messages[index]!);
 }
 
+/** The member's triggers in saved order (a message id the state does not hold is left out). */
+function savedTriggers(state: TeamState, member: TeamMemberState): string[] {
+  const { log } = state;
+  const indexes: number[] = [];
+  for (const id of member.triggers) {
+    const index = log.indexById.get(id);
+    if (index !== undefined && index < state.messageCount) indexes.push(index);
+  }
+  return indexes.sort((a, b) => a - b).map((index) => log.messages[index]!.id);
+}
+
 function dispatchInput(plan: TeamPlan, state: TeamState, index: number): TeamDispatchInput {
   const planMember = plan.members[index]!;
   const member = state.members[index]!;
@@ -35,6 +46,8 @@ function dispatchInput(plan: TeamPlan, state: TeamState, index: number): TeamDis
     brief: planMember.brief,
     result: member.result,
     messages: inputMessages(plan, state, planMember, member),
+    turn: member.turns + 1,
+    triggers: savedTriggers(state, member),
   };
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { teamMembers, teamMessages, teamPosition } from './index.js';
+import { teamMemberStates, teamMessages, teamPosition } from './index.js';
 import type { CompiledGraph, GraphEvent, TeamDefinition, TeamDispatchInput, TeamMessage, TeamState } from './index.js';
 import { compileTeam, event, events } from './testing/teamFixtures.js';
 
@@ -88,7 +88,7 @@ function converse(definition: TeamDefinition, choices: number[], from?: { graph:
   };
 
   const settleOne = () => {
-    const open = teamMembers(state).filter((member) => member.status === 'in-flight' || member.status === 'paused');
+    const open = teamMemberStates(state).filter((member) => member.status === 'in-flight' || member.status === 'paused');
     const member = open[pick(open.length)]!;
     const turn = member.turns;
     if (member.status === 'paused') {
@@ -118,7 +118,7 @@ function converse(definition: TeamDefinition, choices: number[], from?: { graph:
     const [first] = commands;
     if (first?.kind === 'complete' || first?.kind === 'fail') break;
     if (first?.kind === 'pause') {
-      const paused = teamMembers(state).find((member) => member.status === 'paused')!;
+      const paused = teamMemberStates(state).find((member) => member.status === 'paused')!;
       apply(events.resumed(paused.id, paused.turns));
       continue;
     }
@@ -137,7 +137,7 @@ function converse(definition: TeamDefinition, choices: number[], from?: { graph:
 }
 
 function snapshot(graph: CompiledGraph<TeamState>, state: TeamState) {
-  return { members: teamMembers(state), messages: teamMessages(state), decision: graph.decide(state) };
+  return { members: teamMemberStates(state), messages: teamMessages(state), decision: graph.decide(state) };
 }
 
 const conversationArbitrary = fc.tuple(teamArbitrary, fc.array(fc.nat(1_000_000), { minLength: 20, maxLength: 200 }));
@@ -148,7 +148,7 @@ describe('random team conversations', () => {
       fc.property(conversationArbitrary, ([definition, choices]) => {
         const { states, dispatchCounts } = converse(definition, choices);
         const cap = definition.data.maxTurnsPerMember;
-        for (const state of states) for (const member of teamMembers(state)) expect(member.turns).toBeLessThanOrEqual(cap);
+        for (const state of states) for (const member of teamMemberStates(state)) expect(member.turns).toBeLessThanOrEqual(cap);
         for (const count of dispatchCounts.values()) expect(count).toBeLessThanOrEqual(cap);
       }),
       { numRuns: 150 },
@@ -182,7 +182,7 @@ describe('random team conversations', () => {
         log.forEach((entry, logIndex) => {
           const input = byLogIndex.get(logIndex);
           if (input !== undefined) {
-            const member = teamMembers(state).find((candidate) => candidate.id === input.nodeId)!;
+            const member = teamMemberStates(state).find((candidate) => candidate.id === input.nodeId)!;
             expect(input.input.result).toEqual(member.result);
             const mine = rooms.filter((room) => room.members.includes(input.nodeId)).map((room) => room.id);
             const all = teamMessages(state);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { teamMembers, teamMessages } from './index.js';
+import { teamMemberStates, teamMessages } from './index.js';
 import type { GraphEvent, TeamMemberState, TeamState } from './index.js';
 import { compileTeam, event, events, fold, post, seedTeam, team } from './testing/teamFixtures.js';
 
 const seed = compileTeam(seedTeam());
 
 function member(state: TeamState, id: string): TeamMemberState {
-  const found = teamMembers(state).find((candidate) => candidate.id === id);
+  const found = teamMemberStates(state).find((candidate) => candidate.id === id);
   if (found === undefined) throw new Error(`no member ${id}`);
   return found;
 }
@@ -17,7 +17,7 @@ const reviewerReplies = { summary: 'ok', posts: [post('review', 'Looks good', ['
 describe('initial state', () => {
   it('has every member idle with 0 turns, queued unless initialTurn is false, and no messages', () => {
     const state = seed.initialState();
-    expect(teamMembers(state)).toEqual([
+    expect(teamMemberStates(state)).toEqual([
       { id: 'writer', status: 'idle', turns: 0, inFlight: null, pauseReason: null, failureCode: null, result: null, queued: true, triggers: [] },
       { id: 'reviewer', status: 'idle', turns: 0, inFlight: null, pauseReason: null, failureCode: null, result: null, queued: false, triggers: [] },
     ]);

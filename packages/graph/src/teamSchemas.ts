@@ -77,6 +77,10 @@ export const TeamDispatchInputSchema = z.strictObject({
   /** This member's own previous result, or null on its first turn. */
   result: TeamTurnResultSchema.nullable(),
   messages: z.array(TeamMessageSchema),
+  /** This member's turn number, from 1. */
+  turn: z.number().int().positive(),
+  /** Ids of the saved messages that requested this turn, in saved order; empty for an unrequested initial turn. */
+  triggers: z.array(z.string()),
 });
 
 /** The output of a completed team run. */

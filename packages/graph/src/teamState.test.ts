@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGraphValidationError, teamMembers, teamMessages, teamPosition } from './index.js';
+import { isGraphValidationError, teamMemberStates, teamMessages, teamPosition } from './index.js';
 import type { TeamState } from './index.js';
 import { compileTeam, events, fold, post, team } from './testing/teamFixtures.js';
 
@@ -24,7 +24,7 @@ describe('teamPosition', () => {
   });
 });
 
-describe('teamMessages and teamMembers', () => {
+describe('teamMessages and teamMemberStates', () => {
   const state = fold(graph, [
     events.dispatched('a', 1),
     events.completed('a', 1, { summary: 's', posts: [post('one', '1'), post('two', '2'), post('one', '3', ['b'])] }),
@@ -46,9 +46,9 @@ describe('teamMessages and teamMembers', () => {
   });
 
   it('lists members in declaration order, frozen', () => {
-    expect(teamMembers(state).map((member) => member.id)).toEqual(['a', 'b']);
-    expect(Object.isFrozen(teamMembers(state))).toBe(true);
-    expect(Object.isFrozen(teamMembers(state)[1]!.triggers)).toBe(true);
+    expect(teamMemberStates(state).map((member) => member.id)).toEqual(['a', 'b']);
+    expect(Object.isFrozen(teamMemberStates(state))).toBe(true);
+    expect(Object.isFrozen(teamMemberStates(state)[1]!.triggers)).toBe(true);
   });
 
   it('returns copies: changing a returned list changes nothing', () => {
@@ -84,7 +84,7 @@ describe('older states stay valid', () => {
     expect(texts(rightMore, 'one')).toEqual(['base', 'right', 'right 2']);
     expect(texts(leftMore, 'two')).toEqual(['left 2']);
     expect(texts(rightMore, 'two')).toEqual([]);
-    expect(teamMembers(right)[1]!.result).toEqual({ summary: 'r', posts: [post('one', 'right', ['b'])] });
+    expect(teamMemberStates(right)[1]!.result).toEqual({ summary: 'r', posts: [post('one', 'right', ['b'])] });
   });
 
   it('finds triggers in the right branch when a branch reuses a message id', () => {

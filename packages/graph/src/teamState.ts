@@ -37,7 +37,7 @@ export interface TeamMessageLog {
 
 /**
  * The folded state of a team run. Treat it as opaque and immutable: read it with
- * `teamMembers` and `teamMessages`. Older states stay valid after newer ones are derived.
+ * `teamMemberStates` and `teamMessages`. Older states stay valid after newer ones are derived.
  */
 export interface TeamState {
   /** Members in declaration order. */
@@ -122,6 +122,6 @@ export function teamMessages(state: TeamState, roomId?: string): readonly TeamMe
 }
 
 /** The members of a team state in declaration order. */
-export function teamMembers(state: TeamState): readonly TeamMemberState[] {
+export function teamMemberStates(state: TeamState): readonly TeamMemberState[] {
   return state.members;
 }

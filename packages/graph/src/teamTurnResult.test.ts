@@ -124,3 +124,28 @@ describe('validateNodeResult: room membership', () => {
     expect(seed.validateNodeResult!('reviewer', { summary: 'ok', posts: [post('review', 'Looks good', ['writer'])] })).toBeNull();
   });
 });
+
+describe('validateNodeResult: messages name what was wrong (SPEC 11.5)', () => {
+  const messageOf = (memberId: string, result: unknown) => check(memberId, result)!.message;
+
+  it('names the room and the member at fault for a refused post', () => {
+    expect(messageOf('c', { summary: 's', posts: [post('ab', 'hi')] })).toBe('Member "c" is not in room "ab".');
+    expect(messageOf('a', { summary: 's', posts: [post('nowhere', 'hi')] })).toBe('Member "a" posted to room "nowhere", which this team does not declare.');
+    expect(messageOf('a', { summary: 's', posts: [post('ab', 'hi', ['c'])] })).toBe('Member "a" mentioned "c", who is not a member of room "ab".');
+    expect(messageOf('a', { summary: 's', posts: [{ roomId: 'ab', text: 'hi', mentions: [7] }] })).toBe('A mention by "a" in room "ab" must be a member id (found a number).');
+    expect(messageOf('b', { summary: 's', posts: [{ roomId: null, text: 'hi', mentions: [] }] })).toBe('A post by "b" must name a declared room (roomId is null).');
+  });
+
+  it.each([
+    ['undefined', { summary: 's', data: { x: undefined } }, '/data/x', 'undefined'],
+    ['a Date', { summary: 's', data: new Date(0) }, '/data', 'a Date'],
+    ['NaN', { summary: 's', data: [1, Number.NaN] }, '/data/1', 'NaN'],
+    ['a BigInt', { summary: 's', data: { n: 1n } }, '/data/n', 'a BigInt'],
+    ['a function', { summary: 's', data: { f: () => 1 } }, '/data/f', 'a function'],
+    ['a lone surrogate', { summary: 's', data: 'a\ud800' }, '/data', 'a string with a lone surrogate'],
+  ])('says where %s was found in data', (_name, result, path, found) => {
+    const issue = check('a', result)!;
+    expect(issue.path).toBe(path);
+    expect(issue.message).toBe(`Found ${found}, which is not JSON.`);
+  });
+});

@@ -21,20 +21,32 @@ function postIssue(plan: TeamPlan, sender: string, post: unknown, path: string):
   const extra = Object.keys(post).find((key) => !POST_KEYS.includes(key));
   if (extra !== undefined) return invalid(jsonPointer(path, extra), `Unknown post field "${extra}".`);
   const roomId = post['roomId'];
-  const roomIndex = typeof roomId === 'string' ? plan.roomIndex.get(roomId) : undefined;
+  if (typeof roomId !== 'string') return invalid(`${path}/roomId`, `A post by "${sender}" must name a declared room (roomId is ${typeName(roomId)}).`);
+  const roomIndex = plan.roomIndex.get(roomId);
   const room = roomIndex === undefined ? undefined : plan.rooms[roomIndex];
-  if (room === undefined) return invalid(`${path}/roomId`, 'A post must name a declared room.');
+  if (room === undefined) return invalid(`${path}/roomId`, `Member "${sender}" posted to room ${JSON.stringify(roomId)}, which this team does not declare.`);
   if (!room.memberSet.has(sender)) return invalid(`${path}/roomId`, `Member "${sender}" is not in room "${room.id}".`);
   if (typeof post['text'] !== 'string') return invalid(`${path}/text`, 'Post text must be a string.');
   const mentions = post['mentions'];
   if (!Array.isArray(mentions)) return invalid(`${path}/mentions`, 'Post mentions must be an array of member ids.');
   for (let index = 0; index < mentions.length; index++) {
     const mention: unknown = mentions[index];
-    if (typeof mention !== 'string' || !room.memberSet.has(mention)) {
-      return invalid(`${path}/mentions/${index}`, `A mention must name a member of room "${room.id}".`);
+    if (typeof mention !== 'string') {
+      return invalid(`${path}/mentions/${index}`, `A mention by "${sender}" in room "${room.id}" must be a member id (found ${typeName(mention)}).`);
+    }
+    if (!room.memberSet.has(mention)) {
+      return invalid(`${path}/mentions/${index}`, `Member "${sender}" mentioned ${JSON.stringify(mention)}, who is not a member of room "${room.id}".`);
     }
   }
   return null;
+}
+
+/** A short name of a value's type for messages: `a number`, `null`, `an array`. */
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  return type === 'undefined' ? 'undefined' : `${type === 'object' ? 'an' : 'a'} ${type}`;
 }
 
 /**

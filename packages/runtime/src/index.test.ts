@@ -3,17 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as runtime from './index.js';
-import { compileGraph, createGraphExecutor, createMemoryStorage, projectTeamRooms, teamGraphType, teamResultContract } from './index.js';
-import type { TeamDispatchInput, TeamGraphResult } from './index.js';
+import { compileGraph, createGraphExecutor, createMemoryStorage, projectTeamRooms, teamGraphType, teamMembers, teamOutput, teamResultContract } from './index.js';
 
 describe('@roundtable/runtime', () => {
   it('re-exports the public API of the packages it gathers', () => {
     const names = [
       'assertJson', 'canonicalJson', 'digest', 'isIdentifier', 'isRoundtableError', 'RoundtableError', 'JsonValueError',
-      'compileGraph', 'teamGraphType', 'teamMessages', 'teamMembers', 'teamPosition', 'RunRecordFolder', 'GraphValidationError', 'GraphExecutionError',
+      'compileGraph', 'teamGraphType', 'teamMessages', 'teamMemberStates', 'teamPosition', 'findJsonProblem', 'RunRecordFolder', 'GraphValidationError', 'GraphExecutionError',
       'StorageError', 'StorageErrorCodes', 'isStorageError',
       'createMemoryStorage', 'createMemoryBacking',
-      'createGraphExecutor', 'loadRunDefinition', 'AttemptFailureCodes',
+      'createGraphExecutor', 'loadRunDefinition', 'AttemptFailureCodes', 'teamMembers', 'teamOutput', 'teamMemberResult', 'DEFAULT_RETRY_CODES',
       'projectTeamRooms', 'escapeRoomField', 'formatRoomLine',
       'defineResultContract', 'teamResultContract', 'ResultContractError',
     ];
@@ -37,20 +36,19 @@ describe('@roundtable/runtime', () => {
       ],
       edges: [],
     });
-    const nodes = {
+    const nodes = teamMembers(graph, {
       writer: {
-        run: ({ input }: { input: unknown }) =>
-          (input as TeamDispatchInput).result === null
+        run: ({ input }) =>
+          input.result === null
             ? { summary: 'draft', posts: [{ roomId: 'review', text: 'Review please.', mentions: ['reviewer'] }] }
-            : { summary: `final: ${(input as TeamDispatchInput).messages.at(-1)!.text}` },
+            : { summary: `final: ${input.messages.at(-1)!.text}` },
         contract: teamResultContract(graph, 'writer'),
       },
       reviewer: () => ({ summary: 'ok', posts: [{ roomId: 'review', text: 'Ship it.', mentions: ['writer'] }] }),
-    };
+    });
     const storage = createMemoryStorage();
     const result = await (await createGraphExecutor({ runId: 'run-1', graph, storage, nodes })).run();
-    if (result.kind !== 'complete') throw new Error(`expected complete, got ${result.kind}`);
-    expect((result.output as TeamGraphResult).agents[0]!.result!.summary).toBe('final: Ship it.');
+    expect(teamOutput(result)?.agents[0]!.result!.summary).toBe('final: Ship it.');
     const directory = await mkdtemp(join(tmpdir(), 'runtime-'));
     try {
       const { files } = await projectTeamRooms({ storage, runId: 'run-1', directory });

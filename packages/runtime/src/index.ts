@@ -16,12 +16,15 @@ export {
   TEAM_GRAPH_KIND,
   TEAM_GRAPH_VERSION,
   TeamFailureCodes,
+  TeamDispatchInputSchema,
+  TeamGraphResultSchema,
   TeamTurnResultSchema,
   compileGraph,
   isGraphExecutionError,
   isGraphValidationError,
+  findJsonProblem,
   teamGraphType,
-  teamMembers,
+  teamMemberStates,
   teamMessages,
   teamPosition,
 } from '@roundtable/graph';
@@ -33,6 +36,7 @@ export type {
   GraphType,
   GraphTypeFunctions,
   GraphValidationIssue,
+  JsonProblem,
   StoredRunDefinition,
   TeamCommunication,
   TeamDefinition,
@@ -57,8 +61,35 @@ export { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-me
 export type { MemoryBacking, MemoryStorageOptions } from '@roundtable/storage-memory';
 
 // scheduler
-export { AttemptFailureCodes, createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
-export type { GraphExecutor, GraphExecutorOptions, GraphRunResult, NodeAction, NodeBinding, NodeContext, NodeLimits, ResumeOptions } from '@roundtable/scheduler';
+export {
+  AttemptFailureCodes,
+  DEFAULT_RETRY_CODES,
+  createGraphExecutor,
+  loadRunDefinition,
+  teamMemberResult,
+  teamMembers,
+  teamOutput,
+} from '@roundtable/scheduler';
+export type {
+  GraphExecutor,
+  GraphExecutorOptions,
+  GraphRunFailure,
+  GraphRunResult,
+  NodeAction,
+  NodeBinding,
+  NodeBindingObject,
+  NodeContext,
+  NodeFailure,
+  NodeLimits,
+  NodePause,
+  NodeRetry,
+  ResumeOptions,
+  TeamMemberBinding,
+  TeamMemberBindingObject,
+  TeamMemberBindings,
+  TeamMemberContext,
+  TeamMemberRun,
+} from '@roundtable/scheduler';
 
 // rooms
 export { escapeRoomField, formatRoomLine, projectTeamRooms } from '@roundtable/rooms';

@@ -1,7 +1,9 @@
 import { canonicalJson, isRoundtableError, utf8ByteLength } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
+import { findJsonProblem } from '@roundtable/graph';
 import type { CompiledGraph } from '@roundtable/graph';
-import type { NodeAction, NodeBindingObject, NodeContext } from './nodeBinding.js';
+import type { NodeAction, NodeContext, ResolvedBinding } from './nodeBinding.js';
+import { recordableText, thrownMessage } from './safeText.js';
 
 /** Failure codes an attempt records in `graph:node-failed`. */
 export const AttemptFailureCodes = {
@@ -22,15 +24,10 @@ export type AttemptOutcome =
   /** The run was aborted: nothing is recorded and the attempt stays unfinished. */
   | { readonly kind: 'aborted' };
 
-const failed = (code: string, message: string): AttemptOutcome => ({ kind: 'failed', code, message });
+/** Every failure message passes through here, so none can carry a lone surrogate into the record. */
+const failed = (code: string, message: string): AttemptOutcome => ({ kind: 'failed', code, message: recordableText(message) });
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  return 'The node threw a value that is not an Error.';
-}
-
-/** The canonical JSON text of a value, or null when it is not JSON. */
+/** The canonical JSON text of a value, or null when it is not JSON (or reading it throws). */
 function jsonText(value: unknown): string | null {
   try {
     return canonicalJson(value);
@@ -44,44 +41,58 @@ function jsonBytes(value: unknown): number | null {
   return text === null ? null : utf8ByteLength(text);
 }
 
-function parseAction(action: unknown): NodeAction | string {
-  if (typeof action !== 'object' || action === null) return 'decideAction must return { kind: "allow" | "wait" | "deny" }.';
+/** `<what> is not JSON at <path>: found <what was there>.` (SPEC 11.5). */
+function notJsonMessage(what: string, value: unknown): string {
+  const problem = findJsonProblem(value);
+  if (problem === null) return `${what} is not JSON.`;
+  const location = problem.path === '' ? '' : ` at ${problem.path}`;
+  const detail = problem.found === 'a value that is not JSON' ? problem.message : `found ${problem.found}.`;
+  return `${what} is not JSON${location}: ${detail}`;
+}
+
+/** Reads what `decideAction` returned; property reads may throw, and the caller turns that into a failure. */
+function parseAction(action: unknown): NodeAction | AttemptOutcome {
+  const shape = 'decideAction must return { kind: "allow" } | { kind: "wait", reason, request } | { kind: "deny", reason }';
+  if (typeof action !== 'object' || action === null) return failed(AttemptFailureCodes.EFFECT_FAILED, `${shape}, not ${action === null ? 'null' : typeof action}.`);
   const { kind, reason, request } = action as Record<string, unknown>;
   if (kind === 'allow') return { kind };
-  if (kind === 'deny' && typeof reason === 'string') return { kind, reason };
-  if (kind === 'wait' && typeof reason === 'string' && jsonBytes(request ?? null) !== null) return { kind, reason, request: (request ?? null) as Json };
-  return 'decideAction returned an action that is not allow, wait {reason, request} or deny {reason}.';
+  if (kind !== 'deny' && kind !== 'wait') return failed(AttemptFailureCodes.EFFECT_FAILED, `${shape}; its kind was ${typeof kind === 'string' ? JSON.stringify(kind) : typeof kind}.`);
+  if (typeof reason !== 'string') return failed(AttemptFailureCodes.EFFECT_FAILED, `decideAction returned ${kind} with a reason that is not a string.`);
+  if (kind === 'deny') return { kind, reason: recordableText(reason) };
+  const text = jsonText(request ?? null);
+  if (text === null) return failed(AttemptFailureCodes.EFFECT_FAILED, notJsonMessage('The request of decideAction\'s wait', request));
+  // The recorded (canonical) form: the same value on the first run and on every replay.
+  return { kind, reason: recordableText(reason), request: JSON.parse(text) as Json };
 }
+
+/** What is passed to `runAttempt`: the context without its signal, which the attempt owns. */
+export type AttemptContext = Omit<NodeContext, 'signal'>;
 
 /**
  * Runs one attempt of a node and says what to record. It never throws: every failure of the
- * node or its checks becomes a failure outcome with a stable code. Order: decideAction, input
- * limit, the node under its timeout, output limit, JSON, contract, the graph's own check.
+ * node or its checks becomes a failure outcome with a stable code and a well-formed message,
+ * whatever the node or its hooks throw or return. Order: decideAction, input limit, the node
+ * under its timeout, output limit, JSON, contract, the graph's own check.
  */
-export async function runAttempt(
-  graph: CompiledGraph<unknown>,
-  binding: NodeBindingObject,
-  ctx: Omit<NodeContext, 'signal'>,
-  runSignal: AbortSignal,
-): Promise<AttemptOutcome> {
+export async function runAttempt(graph: CompiledGraph<unknown>, binding: ResolvedBinding, ctx: AttemptContext, runSignal: AbortSignal): Promise<AttemptOutcome> {
   const controller = new AbortController();
   const abortFromRun = () => controller.abort(runSignal.reason);
   if (runSignal.aborted) return { kind: 'aborted' };
   runSignal.addEventListener('abort', abortFromRun, { once: true });
-  const context: NodeContext = { ...ctx, signal: controller.signal };
+  const context: NodeContext = Object.freeze({ ...ctx, signal: controller.signal });
   try {
     if (binding.decideAction) {
-      let action: NodeAction | string;
+      let action: NodeAction | AttemptOutcome;
       try {
         action = parseAction(await binding.decideAction(context));
       } catch (error) {
-        return failed(AttemptFailureCodes.EFFECT_FAILED, `decideAction failed: ${errorMessage(error)}`);
+        return failed(AttemptFailureCodes.EFFECT_FAILED, `decideAction failed: ${thrownMessage(error)}`);
       }
-      if (typeof action === 'string') return failed(AttemptFailureCodes.EFFECT_FAILED, action);
+      if (action.kind === 'failed') return action;
       if (action.kind === 'deny') return failed(AttemptFailureCodes.DENIED, action.reason);
       if (action.kind === 'wait') return { kind: 'paused', reason: action.reason, request: action.request };
     }
-    const limits = binding.limits ?? {};
+    const limits = binding.limits;
     if (limits.inputBytes !== undefined) {
       const bytes = jsonBytes(ctx.input) ?? Number.POSITIVE_INFINITY;
       if (bytes > limits.inputBytes) return failed(AttemptFailureCodes.INPUT_LIMIT, `The input is ${bytes} bytes, over the limit of ${limits.inputBytes}.`);
@@ -89,7 +100,7 @@ export async function runAttempt(
     const settled = await runWithTimeout(binding, context, controller, runSignal, limits.timeoutMs);
     if (settled.kind === 'aborted' || runSignal.aborted) return { kind: 'aborted' };
     if (settled.kind === 'timeout') return failed(AttemptFailureCodes.TIMEOUT, `The attempt took longer than ${limits.timeoutMs} ms.`);
-    if (settled.kind === 'threw') return failed(AttemptFailureCodes.EFFECT_FAILED, errorMessage(settled.error));
+    if (settled.kind === 'threw') return failed(AttemptFailureCodes.EFFECT_FAILED, thrownMessage(settled.error));
     return checkResult(graph, binding, ctx.nodeId, settled.value);
   } finally {
     runSignal.removeEventListener('abort', abortFromRun);
@@ -103,7 +114,7 @@ type Settled = { kind: 'value'; value: unknown } | { kind: 'threw'; error: unkno
  * A node that ignores its signal is left behind: its late result is never recorded.
  */
 async function runWithTimeout(
-  binding: NodeBindingObject,
+  binding: ResolvedBinding,
   context: NodeContext,
   controller: AbortController,
   runSignal: AbortSignal,
@@ -132,10 +143,31 @@ async function runWithTimeout(
   }
 }
 
-function checkResult(graph: CompiledGraph<unknown>, binding: NodeBindingObject, nodeId: string, output: unknown): AttemptOutcome {
-  const outputBytes = binding.limits?.outputBytes;
+function contractRefusal(error: unknown): string {
+  const message = thrownMessage(error);
+  try {
+    return isRoundtableError(error) ? message : `The result contract refused it: ${message}`;
+  } catch {
+    return `The result contract refused it: ${message}`;
+  }
+}
+
+function graphRefusal(graph: CompiledGraph<unknown>, nodeId: string, result: Json): string | null {
+  try {
+    const issue: unknown = graph.validateNodeResult?.(nodeId, result) ?? null;
+    if (issue === null) return null;
+    const { message, path } = issue as { message?: unknown; path?: unknown };
+    const text = typeof message === 'string' ? message : 'The graph refused the result.';
+    return typeof path === 'string' && path !== '' ? `${text} (at ${path})` : text;
+  } catch (error) {
+    return `The graph's result check failed: ${thrownMessage(error)}`;
+  }
+}
+
+function checkResult(graph: CompiledGraph<unknown>, binding: ResolvedBinding, nodeId: string, output: unknown): AttemptOutcome {
+  const outputBytes = binding.limits.outputBytes;
   let text = jsonText(output);
-  if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, 'The result is not a JSON value.');
+  if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, notJsonMessage('The result', output));
   const bytes = utf8ByteLength(text);
   if (outputBytes !== undefined && bytes > outputBytes) {
     return failed(AttemptFailureCodes.OUTPUT_LIMIT, `The result is ${bytes} bytes, over the limit of ${outputBytes}.`);
@@ -145,15 +177,15 @@ function checkResult(graph: CompiledGraph<unknown>, binding: NodeBindingObject, 
     try {
       accepted = binding.contract.validate(output);
     } catch (error) {
-      return failed(AttemptFailureCodes.RESULT_INVALID, isRoundtableError(error) ? error.message : `The result contract refused it: ${errorMessage(error)}`);
+      return failed(AttemptFailureCodes.RESULT_INVALID, contractRefusal(error));
     }
     text = jsonText(accepted);
-    if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, 'The result contract returned a value that is not JSON.');
+    if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, notJsonMessage('The value the result contract returned', accepted));
   }
   // Record a copy made from the text already written: the node keeps its object, and later
   // edits to it must not reach the state.
   const copy = JSON.parse(text) as Json;
-  const issue = graph.validateNodeResult?.(nodeId, copy) ?? null;
-  if (issue !== null) return failed(AttemptFailureCodes.RESULT_INVALID, `${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`);
+  const refusal = graphRefusal(graph, nodeId, copy);
+  if (refusal !== null) return failed(AttemptFailureCodes.RESULT_INVALID, refusal);
   return { kind: 'completed', result: copy };
 }

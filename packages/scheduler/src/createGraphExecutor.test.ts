@@ -179,7 +179,7 @@ describe('team semantics through the executor', () => {
       reviewer: () => ({ summary: 'r', posts: [{ roomId: 'review', text: 'yes', mentions: ['writer'] }] }),
     };
     const result = await (await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage(), nodes })).run();
-    expect(result).toEqual({ kind: 'fail', code: 'TEAM_TURN_LIMIT', message: 'Member "writer" reached maxTurnsPerMember.' });
+    expect(result).toEqual({ kind: 'fail', code: 'TEAM_TURN_LIMIT', message: 'Member "writer" reached maxTurnsPerMember.', failures: [] });
   });
 });
 

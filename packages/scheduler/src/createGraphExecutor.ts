@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { canonicalJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, GraphExecutionError, RunRecordFolder, runStartedPayload } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, RunRecordFolder, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
-import { assertStreamId, isStorageError } from '@roundtable/storage';
+import { assertNewEvent, assertStreamId, isStorageError } from '@roundtable/storage';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
 import { AttemptFailureCodes, runAttempt } from './attemptOutcome.js';
 import type { AttemptOutcome } from './attemptOutcome.js';
-import type { GraphRunResult } from './graphRunResult.js';
-import { normalizeBinding } from './nodeBinding.js';
-import type { NodeBinding, NodeBindingObject } from './nodeBinding.js';
+import type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
+import { resolveBindings } from './nodeBinding.js';
+import type { NodeBinding, NodeFailure, ResolvedBinding } from './nodeBinding.js';
+import { recordableText, thrownMessage } from './safeText.js';
 
 export interface GraphExecutorOptions<State> {
   /** The run's id, which is also its stream id. */
   readonly runId: string;
   readonly graph: CompiledGraph<State>;
   readonly storage: RunStorage;
-  /** A binding for every node of the graph. */
+  /** A binding for every node of the graph (own properties only), and none for anything else. */
   readonly nodes: Readonly<Record<string, NodeBinding>>;
   /** Timestamps of written events (default: the system clock). */
   readonly clock?: () => Date | number;
@@ -46,14 +49,7 @@ const RECONCILE_REASON = 'An attempt was in flight when its process stopped and 
  */
 export async function createGraphExecutor<State>(options: GraphExecutorOptions<State>): Promise<GraphExecutor> {
   assertStreamId(options.runId);
-  const bindings = new Map<string, NodeBindingObject>();
-  for (const node of options.graph.definition.value.nodes) {
-    const binding = options.nodes[node.id];
-    if (binding === undefined || (typeof binding !== 'function' && typeof binding?.run !== 'function')) {
-      throw new GraphExecutionError('MISSING_NODE_BINDING', `Node "${node.id}" has no binding (a function or { run }).`, { details: { nodeId: node.id } });
-    }
-    bindings.set(node.id, normalizeBinding(binding));
-  }
+  const bindings = resolveBindings(options.graph as CompiledGraph<unknown>, options.nodes);
   const executor = new StoredGraphExecutor(options, bindings);
   await executor.catchUp();
   return executor;
@@ -63,7 +59,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   readonly runId: string;
   readonly #graph: CompiledGraph<State>;
   readonly #storage: RunStorage;
-  readonly #bindings: ReadonlyMap<string, NodeBindingObject>;
+  readonly #bindings: ReadonlyMap<string, ResolvedBinding>;
   readonly #folder: RunRecordFolder<State>;
   readonly #clock: () => Date | number;
   readonly #newId: () => string;
@@ -72,7 +68,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   #lock: Promise<unknown> = Promise.resolve();
   #busy = false;
 
-  constructor(options: GraphExecutorOptions<State>, bindings: ReadonlyMap<string, NodeBindingObject>) {
+  constructor(options: GraphExecutorOptions<State>, bindings: ReadonlyMap<string, ResolvedBinding>) {
     this.runId = options.runId;
     this.#graph = options.graph;
     this.#storage = options.storage;
@@ -108,9 +104,10 @@ class StoredGraphExecutor<State> implements GraphExecutor {
           details: { position },
         });
       }
-      const value = options.value ?? null;
+      // The recorded (canonical) form; a value that is not JSON is INVALID_JSON_VALUE, before any write.
+      const value = JSON.parse(canonicalJson(options.value ?? null)) as Json;
       const binding = this.#bindings.get(open.nodeId)!;
-      if (open.status === 'paused' || (open.status === 'started' && binding.retrySafe === true)) {
+      if (open.status === 'paused' || (open.status === 'started' && binding.retrySafe)) {
         const resumed = await this.#appendForAttempt(open, (current) =>
           current.status === open.status && current.attempt === open.attempt ? this.#event(GraphEventTypes.NODE_RESUMED, { nodeId: open.nodeId, position, value }, open.dispatchEventId) : null,
         );
@@ -163,18 +160,32 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     for (;;) {
       throwIfAborted(signal);
       const unfinished = [...this.#folder.open.values()].filter((attempt) => attempt.status !== 'paused');
-      if (unfinished.length > 0) return { kind: 'waiting', positions: unfinished.map((attempt) => attempt.position) };
+      if (unfinished.length > 0) {
+        // Another executor may have finished them: report waiting only for what is still open.
+        if (await this.#foldedSomethingNew()) continue;
+        return { kind: 'waiting', positions: unfinished.map((attempt) => attempt.position) };
+      }
       const commands = this.#graph.decide(this.#folder.state);
       const first = commands[0];
       if (first === undefined) {
         throw new GraphExecutionError('EMPTY_DECISION', `decide returned no command for run ${this.runId} and no attempt is in flight.`);
       }
-      if (first.kind !== 'dispatch') return this.#terminal(first);
+      if (first.kind !== 'dispatch') {
+        if (await this.#foldedSomethingNew()) continue;
+        return this.#terminal(first);
+      }
       const batch = commands as DispatchCommand[];
       const dispatched = await this.#dispatch(batch);
       if (!dispatched) continue;
       await Promise.all(batch.map((command) => this.#execute(command.position, signal)));
     }
+  }
+
+  /** Reads what others appended since the last fold; true when there was something. */
+  async #foldedSomethingNew(): Promise<boolean> {
+    const before = this.#folder.revision;
+    await this.catchUp();
+    return this.#folder.revision !== before;
   }
 
   /** Appends one batch of dispatches atomically; false when another writer got there first. */
@@ -201,51 +212,99 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     });
   }
 
-  /** Runs the next attempt of an open position and records its outcome. */
+  /**
+   * Runs the next attempt of an open position and records its outcome; while the binding's
+   * `retry` allows, a failure is recorded as `node-retried` and the next attempt follows.
+   */
   async #execute(position: string, signal: AbortSignal): Promise<void> {
-    const open = this.#folder.open.get(position);
-    if (open === undefined || (open.status !== 'dispatched' && open.status !== 'resumed')) return;
-    const binding = this.#bindings.get(open.nodeId)!;
-    const attempt = open.attempt + 1;
-    const started = await this.#appendForAttempt(open, (current) =>
-      current.status === open.status && current.attempt === open.attempt
-        ? this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: open.nodeId, position, attempt, retrySafe: binding.retrySafe === true }, open.dispatchEventId)
-        : null,
-    );
-    if (!started) return;
-    const outcome = await runAttempt(
-      this.#graph as CompiledGraph<unknown>,
-      binding,
-      { input: open.input, nodeId: open.nodeId, position, resume: open.resumeValue },
-      signal,
-    );
-    if (outcome.kind === 'aborted' || signal.aborted) return;
-    const isOurs = (current: OpenAttempt) => current.status === 'started' && current.attempt === attempt;
-    try {
-      await this.#appendForAttempt(open, (current) => (isOurs(current) ? this.#outcomeEvent(open, outcome) : null));
-    } catch (error) {
-      const code = isStorageError(error, 'STORAGE_LIMIT_EXCEEDED')
-        ? AttemptFailureCodes.RESULT_TOO_LARGE
-        : isStorageError(error, 'KNOWN_SECRET')
-          ? AttemptFailureCodes.KNOWN_SECRET
-          : null;
-      if (code === null) throw error;
-      const message =
-        code === AttemptFailureCodes.RESULT_TOO_LARGE ? `Storage refused the outcome as too large: ${error instanceof Error ? error.message : ''}` : 'Storage refused the outcome: it contains a known secret.';
-      await this.#appendForAttempt(open, (current) => (isOurs(current) ? this.#event(GraphEventTypes.NODE_FAILED, { nodeId: open.nodeId, position, code, message }, open.dispatchEventId) : null));
+    for (;;) {
+      const open = this.#folder.open.get(position);
+      if (open === undefined || (open.status !== 'dispatched' && open.status !== 'resumed')) return;
+      const binding = this.#bindings.get(open.nodeId)!;
+      const attempt = open.attempt + 1;
+      const started = await this.#appendForAttempt(open, (current) =>
+        current.status === open.status && current.attempt === open.attempt
+          ? this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: open.nodeId, position, attempt, retrySafe: binding.retrySafe }, open.dispatchEventId)
+          : null,
+      );
+      if (!started) return;
+      const outcome = await runAttempt(
+        this.#graph as CompiledGraph<unknown>,
+        binding,
+        {
+          input: open.input,
+          nodeId: open.nodeId,
+          position,
+          resume: open.resumeValue,
+          attempt,
+          pause: open.answeredPause,
+          previousFailure: open.previousFailure,
+        },
+        signal,
+      );
+      if (outcome.kind === 'aborted' || signal.aborted) return;
+      const retried = await this.#recordOutcome(open, attempt, binding, outcome);
+      if (!retried) return;
+      if (binding.retry.backoffMs > 0) {
+        try {
+          await sleep(binding.retry.backoffMs, undefined, { signal });
+        } catch {
+          return; // aborted: the position stays retried and not restarted, which `resume` continues
+        }
+      }
     }
   }
 
-  #outcomeEvent(open: OpenAttempt, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>): NewEvent {
+  /**
+   * Records exactly one outcome of a started attempt. Every event is checked before it is
+   * written by the same shape check the fold applies and by the storage's envelope check, so
+   * the record never holds an outcome that a later fold refuses. Returns true when the outcome
+   * was a retry (so the caller starts the next attempt).
+   */
+  async #recordOutcome(open: OpenAttempt, attempt: number, binding: ResolvedBinding, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>): Promise<boolean> {
+    const isOurs = (current: OpenAttempt) => current.status === 'started' && current.attempt === attempt;
+    let event = this.#outcomeEvent(open, attempt, binding, outcome);
+    const problem = unrecordable(event);
+    if (problem !== null) {
+      event = this.#failureEvent(open, attempt, binding, {
+        code: outcome.kind === 'completed' ? AttemptFailureCodes.RESULT_INVALID : AttemptFailureCodes.EFFECT_FAILED,
+        message: `The attempt's outcome cannot be recorded: ${problem}`,
+      });
+    }
+    try {
+      const written = await this.#appendForAttempt(open, (current) => (isOurs(current) ? event : null));
+      return written && event.type === GraphEventTypes.NODE_RETRIED;
+    } catch (error) {
+      const failure = refusedOutcome(error);
+      if (failure === null) throw error;
+      const fallback = this.#failureEvent(open, attempt, binding, failure);
+      const written = await this.#appendForAttempt(open, (current) => (isOurs(current) ? fallback : null));
+      return written && fallback.type === GraphEventTypes.NODE_RETRIED;
+    }
+  }
+
+  #outcomeEvent(open: OpenAttempt, attempt: number, binding: ResolvedBinding, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>): NewEvent {
     const { nodeId, position } = open;
     switch (outcome.kind) {
       case 'completed':
         return this.#event(GraphEventTypes.NODE_COMPLETED, { nodeId, position, result: outcome.result }, open.dispatchEventId);
       case 'failed':
-        return this.#event(GraphEventTypes.NODE_FAILED, { nodeId, position, code: outcome.code, message: outcome.message }, open.dispatchEventId);
+        return this.#failureEvent(open, attempt, binding, outcome);
       case 'paused':
         return this.#event(GraphEventTypes.NODE_PAUSED, { nodeId, position, reason: outcome.reason, request: outcome.request }, open.dispatchEventId);
     }
+  }
+
+  /** `node-retried` while the binding's retry allows another attempt, else `node-failed`. */
+  #failureEvent(open: OpenAttempt, attempt: number, binding: ResolvedBinding, failure: NodeFailure): NewEvent {
+    const { nodeId, position } = open;
+    const { code } = failure;
+    const message = recordableText(failure.message);
+    // maxAttempts counts failed attempts: a pause or a crash re-run does not use one up.
+    const retry = binding.retry.codes.has(code) && open.retries + 1 < binding.retry.maxAttempts;
+    return retry
+      ? this.#event(GraphEventTypes.NODE_RETRIED, { nodeId, position, attempt, code, message }, open.dispatchEventId)
+      : this.#event(GraphEventTypes.NODE_FAILED, { nodeId, position, code, message }, open.dispatchEventId);
   }
 
   /**
@@ -275,13 +334,21 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       case 'complete':
         return { kind: 'complete', output: command.output };
       case 'fail':
-        return { kind: 'fail', code: command.code, message: command.message };
+        return { kind: 'fail', code: command.code, message: command.message, failures: this.#failures() };
       case 'pause': {
         const paused = [...this.#folder.open.values()].filter((attempt) => attempt.status === 'paused');
         const first = this.#nodeOrder.map((nodeId) => paused.find((attempt) => attempt.nodeId === nodeId)).find((attempt) => attempt !== undefined);
         return { kind: 'pause', reason: command.reason, position: first?.position ?? null, request: first?.pause?.request ?? null };
       }
     }
+  }
+
+  /** Every recorded failure, in node declaration order (record order within a node). */
+  #failures(): GraphRunFailure[] {
+    const failures = this.#folder.failures;
+    return this.#nodeOrder.flatMap((nodeId) =>
+      failures.filter((failure) => failure.nodeId === nodeId).map(({ position, code, message }) => ({ memberId: nodeId, position, code, message })),
+    );
   }
 
   #event(type: string, payload: Json, causationId: string | null): NewEvent {
@@ -316,6 +383,30 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     this.#lock = result.catch(() => undefined);
     return result;
   }
+}
+
+/** Why an event would be refused by the fold's shape check or the storage's envelope check, or null. */
+function unrecordable(event: NewEvent): string | null {
+  const problem = graphEventProblem(event);
+  if (problem !== null) return problem;
+  try {
+    assertNewEvent(event);
+    return null;
+  } catch (error) {
+    return thrownMessage(error);
+  }
+}
+
+/** The failure to record when the storage refused an outcome for its content, or null for other errors. */
+function refusedOutcome(error: unknown): NodeFailure | null {
+  if (isStorageError(error, 'STORAGE_LIMIT_EXCEEDED')) {
+    return { code: AttemptFailureCodes.RESULT_TOO_LARGE, message: `Storage refused the outcome as too large: ${thrownMessage(error)}` };
+  }
+  if (isStorageError(error, 'KNOWN_SECRET')) return { code: AttemptFailureCodes.KNOWN_SECRET, message: 'Storage refused the outcome: it contains a known secret.' };
+  if (isStorageError(error, 'INVALID_STORED_VALUE')) {
+    return { code: AttemptFailureCodes.EFFECT_FAILED, message: `Storage refused the outcome: ${thrownMessage(error)}` };
+  }
+  return null;
 }
 
 function throwIfAborted(signal: AbortSignal): void {

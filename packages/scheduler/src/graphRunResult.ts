@@ -1,10 +1,22 @@
 import type { Json } from '@roundtable/core';
 
+/** One failed member of a failed run: what its `graph:node-failed` recorded. */
+export interface GraphRunFailure {
+  readonly memberId: string;
+  readonly position: string;
+  readonly code: string;
+  readonly message: string;
+}
+
 /** What `run` and `resume` return; it is always derived from the record. */
 export type GraphRunResult =
   | { readonly kind: 'complete'; readonly output: Json }
-  | { readonly kind: 'fail'; readonly code: string; readonly message: string }
-  /** `position` and `request` come from the first paused attempt in node declaration order. */
+  /** `failures` lists every recorded failure in node declaration order (empty for a turn limit). */
+  | { readonly kind: 'fail'; readonly code: string; readonly message: string; readonly failures: readonly GraphRunFailure[] }
+  /** `position` and `request` come from the first paused attempt in node declaration order; `request` is its recorded (canonical) value. */
   | { readonly kind: 'pause'; readonly reason: string; readonly position: string | null; readonly request: Json }
-  /** Attempts are unfinished, left by a process that stopped: `resume` each position. */
+  /**
+   * Attempts are unfinished: left by a process that stopped, or still running in another
+   * process or executor. `resume` each position once you know its first process is gone.
+   */
   | { readonly kind: 'waiting'; readonly positions: readonly string[] };

@@ -2,7 +2,22 @@ export { createGraphExecutor } from './createGraphExecutor.js';
 export type { GraphExecutor, GraphExecutorOptions, ResumeOptions } from './createGraphExecutor.js';
 export { loadRunDefinition } from './loadRunDefinition.js';
 export { AttemptFailureCodes } from './attemptOutcome.js';
-export type { GraphRunResult } from './graphRunResult.js';
-export type { NodeAction, NodeBinding, NodeBindingObject, NodeContext, NodeLimits, NodeRun, ResultValidator } from './nodeBinding.js';
+export type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
+export { DEFAULT_RETRY_CODES } from './nodeBinding.js';
+export type {
+  NodeAction,
+  NodeBinding,
+  NodeBindingObject,
+  NodeContext,
+  NodeFailure,
+  NodeLimits,
+  NodePause,
+  NodeRetry,
+  NodeRun,
+  ResultValidator,
+} from './nodeBinding.js';
+export { MAX_RECORDED_MESSAGE_LENGTH } from './safeText.js';
+export { teamMemberResult, teamMembers, teamOutput } from './teamMembers.js';
+export type { TeamMemberBinding, TeamMemberBindingObject, TeamMemberBindings, TeamMemberContext, TeamMemberRun } from './teamMembers.js';
 export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } from '@roundtable/graph';
 export type { GraphExecutionErrorCode, StoredRunDefinition } from '@roundtable/graph';
