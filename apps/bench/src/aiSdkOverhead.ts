@@ -1,6 +1,6 @@
 import { aiSdkMember } from '@roundtable/ai-sdk';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
-import type { TeamTurnResult } from '@roundtable/graph';
+import type { CompiledGraph, TeamState, TeamTurnResult } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import type { NodeBinding } from '@roundtable/scheduler';
 import { createMemoryStorage } from '@roundtable/storage-memory';
@@ -44,8 +44,8 @@ function mockModel(self: string, other: string, turns: number): MockLanguageMode
   });
 }
 
-async function timeRun(turns: number, nodes: (graph: ReturnType<typeof compileGraph<unknown>>) => Record<string, NodeBinding>): Promise<number> {
-  const graph = compileGraph(teamGraphType, pingPongTeam(turns)) as ReturnType<typeof compileGraph<unknown>>;
+async function timeRun(turns: number, nodes: (graph: CompiledGraph<TeamState>) => Record<string, NodeBinding>): Promise<number> {
+  const graph = compileGraph(teamGraphType, pingPongTeam(turns));
   const storage = createMemoryStorage();
   const started = performance.now();
   const result = await (await createGraphExecutor({ runId: 'bench', graph, storage, nodes: nodes(graph) })).run();
@@ -59,7 +59,7 @@ async function timeRun(turns: number, nodes: (graph: ReturnType<typeof compileGr
 export async function benchAiSdkOverhead(turns: number): Promise<AiSdkOverheadReport> {
   const functionMember = (self: string, other: string, total: number) => (ctx: { position: string }) => answer(self, other, Number(ctx.position.split('/').at(-1)), total);
   const functionMembers = (total: number) => () => ({ ping: functionMember('ping', 'pong', total), pong: functionMember('pong', 'ping', total) });
-  const modelMembers = (total: number) => (graph: ReturnType<typeof compileGraph<unknown>>) => ({
+  const modelMembers = (total: number) => (graph: CompiledGraph<TeamState>) => ({
     ping: aiSdkMember(graph, 'ping', { model: mockModel('ping', 'pong', total) }),
     pong: aiSdkMember(graph, 'pong', { model: mockModel('pong', 'ping', total) }),
   });

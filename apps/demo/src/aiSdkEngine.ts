@@ -3,6 +3,7 @@
 // prompts it is given; with OPENAI_API_KEY set it is a real OpenAI-compatible model.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { aiSdkMember } from '@roundtable/ai-sdk';
+import { teamMembers } from '@roundtable/runtime';
 import type { NodeBinding } from '@roundtable/runtime';
 import type { LanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -76,10 +77,10 @@ export function aiSdkEngine(env: NodeJS.ProcessEnv = process.env): DemoEngine {
   return {
     name: real === null ? 'ai-sdk (scripted MockLanguageModelV3, offline)' : `ai-sdk (${real.name})`,
     scripted: real === null,
-    nodes: {
+    nodes: teamMembers(releaseGraph, {
       writer: aiSdkMember(releaseGraph, 'writer', { model, limits, instructions: 'Keep every message under 60 words.' }),
       reviewer: aiSdkMember(releaseGraph, 'reviewer', { model, limits, instructions: 'Reply with one concrete suggestion.' }),
-    },
+    }),
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamGraphResult } from '@roundtable/graph';
-import { createGraphExecutor } from '@roundtable/scheduler';
+import { createGraphExecutor, teamMembers } from '@roundtable/scheduler';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { tool } from 'ai';
@@ -53,11 +53,11 @@ function conversationModels(writerUsage: readonly [number, number] = [100, 20]) 
 }
 
 function bindings(graph: ReturnType<typeof compileThreeRoomTeam>, models: ReturnType<typeof conversationModels>) {
-  return {
+  return teamMembers(graph, {
     writer: aiSdkMember(graph, 'writer', { model: models.writer, instructions: 'Write in plain English.' }),
     reviewer: aiSdkMember(graph, 'reviewer', { model: models.reviewer }),
     deployer: aiSdkMember(graph, 'deployer', { model: models.deployer }),
-  };
+  });
 }
 
 describe('aiSdkMember: the schema each model receives', () => {
@@ -174,11 +174,18 @@ describe('aiSdkMember: a conversation on the stored executor', () => {
     const ops = lines.indexOf('Room "ops":');
     expect(review).toBeGreaterThan(-1);
     expect(ops).toBeGreaterThan(review);
-    expect(lines.slice(review + 1, ops).map((line) => line.slice(2))).toEqual([
-      'writer [team/writer/1/0] @reviewer: Draft: 2.0 adds durable rooms.\\nPlease review.',
-      `reviewer [team/reviewer/1/1] @writer: ${REPLY}`,
+    // The reviewer's reply requested this turn: it alone is marked.
+    expect(lines.slice(review + 1, ops)).toEqual([
+      '  writer [team/writer/1/0] @reviewer: Draft: 2.0 adds durable rooms.\\nPlease review.',
+      `* reviewer [team/reviewer/1/1] @writer: ${REPLY}`,
     ]);
-    expect(lines[ops + 1]!.slice(2)).toBe('writer [team/writer/1/1]: Release window is Friday.');
+    expect(lines[ops + 1]).toBe('  writer [team/writer/1/1]: Release window is Friday.');
+    expect(second.user).toContain('This is your turn 2 of at most 2.');
+    expect(second.user).toContain('lines starting with "*" requested this turn');
+    // The reviewer's first turn was requested by the writer's draft.
+    expect(promptText(models.reviewer.doGenerateCalls[0]!).user).toContain('* writer [team/writer/1/0] @reviewer: Draft');
+    // The writer's first turn was requested by nobody: nothing is marked.
+    expect(first.user).not.toMatch(/^\* /m);
     // Nothing from a room the writer is not in.
     expect(second.user).not.toContain(SECRET);
     expect(second.user).not.toContain('back-room');
@@ -257,6 +264,51 @@ describe('aiSdkMember: refused output', () => {
     const failed = (await readAll(storage, RUN)).filter((event) => event.type === 'graph:node-failed').map((event) => event.payload);
     expect(failed.at(-1)).toMatchObject({ nodeId: 'writer', code: 'EFFECT_FAILED' });
     expect((failed.at(-1) as { message: string }).message).toContain('upstream said: 503 overloaded');
+  });
+});
+
+describe('aiSdkMember: retries', () => {
+  function quietNodes(graph: ReturnType<typeof compileThreeRoomTeam>) {
+    const quiet = scriptedModel(() => ({ json: { summary: 'quiet' } }));
+    return { reviewer: aiSdkMember(graph, 'reviewer', { model: quiet }), deployer: aiSdkMember(graph, 'deployer', { model: quiet }) };
+  }
+
+  it('tells the model on a retried attempt why its previous answer was refused, and records node-retried', async () => {
+    const graph = compileThreeRoomTeam({ maxTurnsPerMember: 1 });
+    const writer = scriptedModel((_call, index) =>
+      index === 0 ? { json: { summary: 'Sneaky.', posts: [{ roomId: 'back-room', text: 'psst', mentions: [] }] } } : { json: { summary: 'Kept to my rooms.' } },
+    );
+    const storage = createMemoryStorage();
+    const nodes = teamMembers(graph, { ...quietNodes(graph), writer: aiSdkMember(graph, 'writer', { model: writer }) });
+    const result = await (await createGraphExecutor({ runId: RUN, graph, storage, nodes })).run();
+    expect(outputOf(result).agents[0]!.result!.summary).toBe('Kept to my rooms.');
+    expect(writer.doGenerateCalls).toHaveLength(2);
+    expect(promptText(writer.doGenerateCalls[0]!).user).not.toContain('was refused');
+    const retryPrompt = promptText(writer.doGenerateCalls[1]!).user;
+    expect(retryPrompt).toContain('Your previous answer for this turn was refused (RESULT_INVALID): ');
+    expect(retryPrompt).toContain('back-room');
+    const retried = (await readAll(storage, RUN)).filter((event) => event.type === 'graph:node-retried').map((event) => event.payload);
+    expect(retried).toEqual([expect.objectContaining({ nodeId: 'writer', position: 'team/writer/1', attempt: 1, code: 'RESULT_INVALID' })]);
+  });
+
+  it('retries RESULT_INVALID and EFFECT_FAILED up to 3 attempts by default, and not TIMEOUT or DENIED', async () => {
+    const graph = compileThreeRoomTeam({ maxTurnsPerMember: 1 });
+    const flaky = scriptedModel((_call, index) => {
+      if (index === 0) throw new Error('connection reset');
+      return { json: { summary: 'Second time lucky.' } };
+    });
+    const recovered = await (await createGraphExecutor({ runId: RUN, graph, storage: createMemoryStorage(), nodes: { ...quietNodes(graph), writer: aiSdkMember(graph, 'writer', { model: flaky }) } })).run();
+    expect(outputOf(recovered).agents[0]!.result!.summary).toBe('Second time lucky.');
+    expect(promptText(flaky.doGenerateCalls[1]!).user).toContain('(EFFECT_FAILED): connection reset');
+
+    const stubborn = scriptedModel(() => ({ text: 'no JSON from me' }));
+    const storage = createMemoryStorage();
+    const failed = await (await createGraphExecutor({ runId: RUN, graph, storage, nodes: { ...quietNodes(graph), writer: aiSdkMember(graph, 'writer', { model: stubborn }) } })).run();
+    expect(failed).toMatchObject({ kind: 'fail', code: 'TEAM_NODE_FAILED' });
+    expect(stubborn.doGenerateCalls).toHaveLength(3);
+    const types = (await readAll(storage, RUN)).filter((event) => event.type === 'graph:node-retried' || event.type === 'graph:node-failed').map((event) => event.type);
+    expect(types).toEqual(['graph:node-retried', 'graph:node-retried', 'graph:node-failed']);
+    expect(aiSdkMember(graph, 'writer', { model: stubborn }).retry).toEqual({ maxAttempts: 3, codes: ['RESULT_INVALID', 'EFFECT_FAILED'] });
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Json } from '@roundtable/core';
-import type { CompiledGraph, TeamDispatchInput, TeamTurnResult } from '@roundtable/graph';
-import type { NodeAction, NodeBindingObject, NodeContext, NodeLimits } from '@roundtable/scheduler';
+import type { CompiledGraph, TeamDispatchInput, TeamState, TeamTurnResult } from '@roundtable/graph';
+import type { NodeAction, NodeContext, NodeLimits, NodeRetry, ResultValidator, TeamMemberContext } from '@roundtable/scheduler';
 import { NoObjectGeneratedError, NoOutputGeneratedError, Output, generateText, stepCountIs } from 'ai';
 import type { LanguageModel, TelemetrySettings, ToolSet } from 'ai';
 import { z } from 'zod';
@@ -11,13 +11,6 @@ import { memberPrompt } from './memberPrompt.js';
 import { addUsage, previousMemberUsage, turnUsage, usageJson } from './memberUsage.js';
 import { memberView } from './memberView.js';
 import { diagnoseModelOutput, modelOutputContract, refusal } from './modelOutputContract.js';
-
-/** When a failed attempt is tried again (SPEC 11.4). */
-export interface AiSdkMemberRetry {
-  readonly maxAttempts: number;
-  readonly codes?: readonly string[];
-  readonly backoffMs?: number;
-}
 
 export interface AiSdkMemberOptions {
   /** Any AI SDK 6 language model. */
@@ -37,7 +30,7 @@ export interface AiSdkMemberOptions {
   /** The binding's limits (`timeoutMs` aborts the model call and records TIMEOUT). */
   readonly limits?: NodeLimits;
   /** Default `{ maxAttempts: 3, codes: ['RESULT_INVALID', 'EFFECT_FAILED'] }`. */
-  readonly retry?: AiSdkMemberRetry;
+  readonly retry?: NodeRetry;
   /** Retries of the AI SDK's own within one attempt (default 0: every retry is a recorded attempt). */
   readonly maxRetries?: number;
   /**
@@ -47,22 +40,23 @@ export interface AiSdkMemberOptions {
   readonly telemetry?: TelemetrySettings;
 }
 
-/** What one attempt of a model-backed member sees: the scheduler's context. */
-type AttemptContext = NodeContext & {
-  readonly attempt?: number;
-  readonly previousFailure?: { readonly code: string; readonly message: string } | null;
-};
+/**
+ * What one attempt sees: the typed team context of `teamMembers`, or the plain `NodeContext` of a
+ * `nodes` object (the same value, typed either way), so the binding fits both.
+ */
+export type AiSdkMemberContext = TeamMemberContext | NodeContext;
 
-type MemberInput = TeamDispatchInput & { readonly turn?: number; readonly triggers?: readonly string[] };
-
-/** A node binding whose attempts call a model. */
-export interface AiSdkMemberBinding extends NodeBindingObject {
-  readonly run: (ctx: AttemptContext) => Promise<TeamTurnResult>;
-  readonly retry: AiSdkMemberRetry;
+/** A node binding whose attempts call a model; usable in `teamMembers(graph, …)` and in plain `nodes`. */
+export interface AiSdkMemberBinding {
+  readonly run: (ctx: AiSdkMemberContext) => Promise<TeamTurnResult>;
+  readonly contract: ResultValidator;
+  readonly retry: NodeRetry;
   readonly retrySafe: boolean;
+  readonly limits?: NodeLimits;
+  readonly decideAction?: (ctx: AiSdkMemberContext) => NodeAction;
 }
 
-export const DEFAULT_AI_SDK_RETRY: AiSdkMemberRetry = Object.freeze({ maxAttempts: 3, codes: Object.freeze(['RESULT_INVALID', 'EFFECT_FAILED']) });
+export const DEFAULT_AI_SDK_RETRY: NodeRetry = Object.freeze({ maxAttempts: 3, codes: Object.freeze(['RESULT_INVALID', 'EFFECT_FAILED']) });
 
 export const TOKEN_BUDGET_EXHAUSTED = 'token budget exhausted';
 
@@ -71,7 +65,7 @@ export const TOKEN_BUDGET_EXHAUSTED = 'token budget exhausted';
  * `generateText` with structured output whose schema is built for this member from the compiled
  * team, so the model can only post to its own rooms and mention their members.
  */
-export function aiSdkMember<State>(graph: CompiledGraph<State>, memberId: string, options: AiSdkMemberOptions): AiSdkMemberBinding {
+export function aiSdkMember<MemberId extends string>(graph: CompiledGraph<TeamState, MemberId>, memberId: NoInfer<MemberId>, options: AiSdkMemberOptions): AiSdkMemberBinding {
   const view = memberView(graph as CompiledGraph<unknown>, memberId);
   checkOptions(options);
   const hasTools = options.tools !== undefined && Object.keys(options.tools).length > 0;
@@ -82,16 +76,16 @@ export function aiSdkMember<State>(graph: CompiledGraph<State>, memberId: string
   const model = modelIdentity(options.model);
   const validateNodeResult = graph.validateNodeResult!.bind(graph);
 
-  const run = async (ctx: AttemptContext): Promise<TeamTurnResult> => {
-    const input = ctx.input as unknown as MemberInput;
+  const run = async (ctx: AiSdkMemberContext): Promise<TeamTurnResult> => {
+    const input = ctx.input as unknown as TeamDispatchInput;
     const prompt = memberPrompt(
       view,
       {
         result: input.result,
         messages: input.messages,
-        triggers: input.triggers ?? [],
-        turn: input.turn ?? null,
-        previousFailure: ctx.previousFailure ?? null,
+        triggers: input.triggers,
+        turn: input.turn,
+        previousFailure: ctx.previousFailure,
       },
       { answerSchema, ...(options.instructions === undefined ? {} : { instructions: options.instructions }) },
     );
@@ -150,7 +144,7 @@ export function aiSdkMember<State>(graph: CompiledGraph<State>, memberId: string
 
 /** Denies the attempt once the member's recorded usage has reached its budget. */
 function tokenBudgetAction(budget: number) {
-  return (ctx: NodeContext): NodeAction => {
+  return (ctx: AiSdkMemberContext): NodeAction => {
     const used = previousMemberUsage((ctx.input as unknown as TeamDispatchInput).result).totalTokens;
     return used >= budget ? { kind: 'deny', reason: TOKEN_BUDGET_EXHAUSTED } : { kind: 'allow' };
   };

@@ -1,5 +1,5 @@
 export { aiSdkMember, DEFAULT_AI_SDK_RETRY, TOKEN_BUDGET_EXHAUSTED } from './aiSdkMember.js';
-export type { AiSdkMemberBinding, AiSdkMemberOptions, AiSdkMemberRetry } from './aiSdkMember.js';
+export type { AiSdkMemberBinding, AiSdkMemberContext, AiSdkMemberOptions } from './aiSdkMember.js';
 export { AiSdkMemberError, AiSdkMemberErrorCodes, isAiSdkMemberError } from './aiSdkMemberError.js';
 export type { AiSdkMemberErrorCode } from './aiSdkMemberError.js';
 export { memberOutputSchema } from './memberOutputSchema.js';

@@ -12,7 +12,7 @@ export interface MemberPromptInput {
   /** Ids of the messages that requested this turn. */
   readonly triggers: readonly string[];
   /** This member's turn number, from 1. */
-  readonly turn: number | null;
+  readonly turn: number;
   /** Why the previous attempt of this turn was refused, on a retried attempt. */
   readonly previousFailure: { readonly code: string; readonly message: string } | null;
 }
@@ -70,7 +70,7 @@ export function memberPrompt(view: MemberView, input: MemberPromptInput, options
   if (instructions !== undefined && instructions.trim() !== '') system.push('', instructions);
 
   const user: string[] = [];
-  if (input.turn !== null) user.push(`This is your turn ${input.turn} of at most ${view.maxTurns}.`);
+  user.push(`This is your turn ${input.turn} of at most ${view.maxTurns}.`);
   user.push(input.result === null ? 'Your previous result: none, this is your first turn.' : `Your previous result: ${previousResult(input.result)}`);
   if (view.communicates && view.rooms.length > 0) user.push('', ...messageLines(view, input));
   if (input.previousFailure !== null) {
