@@ -21,8 +21,9 @@ function outputOf(result: GraphRunResult): TeamGraphResult {
 
 /** The conversation: writer asks for a review (and tells ops), reviewer replies (and gossips in back-room), writer finishes. */
 function conversationModels(writerUsage: readonly [number, number] = [100, 20]) {
-  const writer = scriptedModel((_call, index): ScriptedAnswer =>
-    index === 0
+  // The writer answers from its prompt, like a model would: a draft on its first turn, the final notes after.
+  const writer = scriptedModel((call): ScriptedAnswer =>
+    promptText(call).user.includes('this is your first turn')
       ? {
           json: {
             summary: 'Drafted the notes and asked for a review.',
@@ -148,6 +149,25 @@ describe('aiSdkMember: a conversation on the stored executor', () => {
     expect(replayed).toEqual(result);
     expect(silent.writer.doGenerateCalls.length + silent.reviewer.doGenerateCalls.length).toBe(0);
     expect(await reopened.head(RUN)).toBe(head);
+  });
+
+  it('derives memberUsage from the record: a fresh process continuing the run still sums every turn', async () => {
+    const backing = createMemoryBacking();
+    const graph = compileThreeRoomTeam();
+    // First process: the reviewer's turn waits for a person, so the run pauses after the writer's first turn.
+    const first = conversationModels([100, 20]);
+    const waiting = {
+      ...bindings(graph, first),
+      reviewer: { ...aiSdkMember(graph, 'reviewer', { model: first.reviewer }), decideAction: () => ({ kind: 'wait' as const, reason: 'approve the reviewer', request: null }) },
+    };
+    const paused = await (await createGraphExecutor({ runId: RUN, graph, storage: createMemoryStorage({ backing }), nodes: waiting })).run();
+    expect(paused).toMatchObject({ kind: 'pause', position: 'team/reviewer/1' });
+    // Second process: new models, new bindings, nothing in memory but the record.
+    const second = conversationModels([100, 20]);
+    const resumed = await (await createGraphExecutor({ runId: RUN, graph: compileThreeRoomTeam(), storage: createMemoryStorage({ backing }), nodes: bindings(graph, second) })).resume('team/reviewer/1');
+    const writer = outputOf(resumed).agents[0]!.result!;
+    expect(second.writer.doGenerateCalls).toHaveLength(1);
+    expect(writer.data).toMatchObject({ usage: { totalTokens: 120 }, memberUsage: { inputTokens: 200, outputTokens: 40, totalTokens: 240 } });
   });
 
   it('gives the model its role, brief, task, rooms, rules and instructions, and its messages in the room-line format', async () => {
