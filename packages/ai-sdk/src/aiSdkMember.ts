@@ -1,6 +1,7 @@
 import type { Json } from '@roundtable/core';
 import type { CompiledGraph, TeamDispatchInput, TeamState, TeamTurnResult } from '@roundtable/graph';
 import type { NodeAction, NodeContext, NodeLimits, NodeRetry, ResultValidator, TeamMemberContext } from '@roundtable/scheduler';
+import { trace } from '@opentelemetry/api';
 import { NoObjectGeneratedError, NoOutputGeneratedError, Output, generateText, stepCountIs } from 'ai';
 import type { LanguageModel, TelemetrySettings, ToolSet } from 'ai';
 import { z } from 'zod';
@@ -102,7 +103,7 @@ export function aiSdkMember<MemberId extends string>(graph: CompiledGraph<TeamSt
         maxRetries: options.maxRetries ?? 0,
         ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
         ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
-        experimental_telemetry: { isEnabled: true, functionId: `roundtable.member.${memberId}`, ...options.telemetry },
+        experimental_telemetry: { isEnabled: telemetryWanted(options.telemetry), functionId: `roundtable.member.${memberId}`, ...options.telemetry },
       });
     } catch (error) {
       // The answer came back but is not a valid turn: RESULT_INVALID, naming what was wrong.
@@ -112,7 +113,8 @@ export function aiSdkMember<MemberId extends string>(graph: CompiledGraph<TeamSt
     }
     let answer: MemberOutput;
     try {
-      answer = generated.output;
+      // Parsed from JSON text, so `data` is JSON (the executor checks it again before recording).
+      answer = generated.output as MemberOutput;
     } catch (error) {
       if (!NoOutputGeneratedError.isInstance(error)) throw error;
       return refusal(
@@ -140,6 +142,16 @@ export function aiSdkMember<MemberId extends string>(graph: CompiledGraph<TeamSt
     ...(options.tokenBudget === undefined ? {} : { decideAction: tokenBudgetAction(options.tokenBudget) }),
   };
   return Object.freeze(binding);
+}
+
+/**
+ * The AI SDK's spans are wanted when the attempt's span records (a tracer provider is
+ * registered) or the caller gave the SDK a tracer of its own; otherwise they would be dropped
+ * as children of an unsampled span, and building their attributes costs time on every turn.
+ */
+function telemetryWanted(telemetry: TelemetrySettings | undefined): boolean {
+  if (telemetry?.isEnabled !== undefined) return telemetry.isEnabled;
+  return telemetry?.tracer !== undefined || trace.getActiveSpan()?.isRecording() === true;
 }
 
 /** Denies the attempt once the member's recorded usage has reached its budget. */

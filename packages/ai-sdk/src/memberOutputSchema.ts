@@ -12,7 +12,9 @@ import type { MemberView } from './memberView.js';
 export function memberOutputSchema(view: MemberView) {
   const base = {
     summary: z.string().describe('What you did this turn, in a sentence or a short paragraph. It is your answer when the run ends.'),
-    data: z.json().optional().describe('Optional structured data to keep with your result.'),
+    // Any JSON: the answer is parsed from JSON text. `{}` in JSON Schema, which every provider
+    // accepts (a recursive JSON type is refused by some structured-output modes).
+    data: z.unknown().optional().describe('Optional structured data to keep with your result (any JSON value).'),
   };
   const posts = view.communicates ? roomPostSchema(view) : null;
   if (posts === null) return z.strictObject(base);
