@@ -6,12 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
+// No "Update available" notices from npm or pnpm: the versions here are pinned on purpose.
+const quiet = { ...process.env, npm_config_update_notifier: 'false' };
 const { packageManager } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 const wanted = packageManager.replace(/^pnpm@/, '');
 
 function pnpmVersion() {
   try {
-    return execFileSync('pnpm', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('pnpm', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], env: quiet }).trim();
   } catch {
     return null;
   }
@@ -19,10 +21,10 @@ function pnpmVersion() {
 
 if (pnpmVersion() !== wanted) {
   console.log(`Installing pnpm@${wanted} with npm…`);
-  execFileSync('npm', ['install', '--global', `pnpm@${wanted}`], { stdio: 'inherit' });
+  execFileSync('npm', ['install', '--global', `pnpm@${wanted}`], { stdio: 'inherit', env: quiet });
 }
 
-const env = { ...process.env };
+const env = { ...quiet };
 if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
 const args = ['install'];
 if (env.CI) args.push('--frozen-lockfile');

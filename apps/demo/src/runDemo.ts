@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RunRecordFolder, createGraphExecutor, createMemoryBacking, createMemoryStorage, projectTeamRooms, teamMessages } from '@roundtable/runtime';
-import type { GraphRunResult, RunStorage, TeamGraphResult, TeamMessage } from '@roundtable/runtime';
+import { RunRecordFolder, createGraphExecutor, createMemoryBacking, createMemoryStorage, projectTeamRooms, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
+import type { GraphRunResult, RunStorage, TeamMessage } from '@roundtable/runtime';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 import type { DemoEngine } from './aiSdkEngine.js';
@@ -77,11 +77,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         calls++;
         throw new Error('replay must not run a member');
       };
-      const replayed = await (await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage: reopened, nodes: { writer: refuse, reviewer: refuse } })).run();
+      const replayed = await (await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage: reopened, nodes: teamMembers(releaseGraph, { writer: refuse, reviewer: refuse }) })).run();
       const record = await readRecord(reopened);
       const projected = await projectTeamRooms({ storage: reopened, runId: RUN_ID, directory: join(directory, 'rooms') });
       const roomFiles = await Promise.all(projected.files.map(async (file) => ({ ...file, text: await readFile(file.path, 'utf8') })));
-      const output = result.kind === 'complete' ? (result.output as TeamGraphResult) : null;
+      const output = teamOutput(result);
       const finalAnswers = (output?.agents ?? []).map((agent) => ({ name: agent.name, summary: agent.result?.summary ?? null, data: agent.result?.data ?? null }));
       const writerAnswer = finalAnswers.find((answer) => answer.name === 'writer')?.summary ?? '';
       // A real model's conversation may take another course: only a scripted one is checked turn by turn.

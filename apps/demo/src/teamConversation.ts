@@ -1,8 +1,12 @@
-import { compileGraph, teamGraphType, teamResultContract } from '@roundtable/runtime';
-import type { NodeBinding, TeamDefinition, TeamDispatchInput, TeamTurnResult } from '@roundtable/runtime';
+import { compileGraph, teamGraphType, teamMembers, teamResultContract } from '@roundtable/runtime';
+import type { TeamDispatchInput, TeamTurnResult } from '@roundtable/runtime';
 
-/** The seed's team: a writer with the first turn and a reviewer who waits for a mention. */
-export const releaseTeam: TeamDefinition = {
+/**
+ * The seed's team: a writer with the first turn and a reviewer who waits for a mention. The
+ * literal goes straight to compileGraph, so TypeScript knows the member ids ('writer' |
+ * 'reviewer') and checks the binding keys of `teamMembers` below.
+ */
+export const releaseGraph = compileGraph(teamGraphType, {
   id: 'release-team',
   definitionVersion: 1,
   data: {
@@ -16,7 +20,9 @@ export const releaseTeam: TeamDefinition = {
     { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft and reply to the writer.', initialTurn: false } },
   ],
   edges: [],
-};
+});
+
+export const releaseTeam = releaseGraph.definition.value;
 
 export const REVIEW_REPLY = 'Approved. Add one line on the storage migration.';
 
@@ -40,10 +46,8 @@ function reviewer(input: TeamDispatchInput): TeamTurnResult {
   };
 }
 
-export const releaseGraph = compileGraph(teamGraphType, releaseTeam);
-
-/** Bindings with the team result contract, which reuses the compiled membership checks. */
-export const releaseNodes: Record<string, NodeBinding> = {
-  writer: { run: (ctx) => writer(ctx.input as TeamDispatchInput), contract: teamResultContract(releaseGraph, 'writer'), limits: { timeoutMs: 10_000 } },
-  reviewer: { run: (ctx) => reviewer(ctx.input as TeamDispatchInput), contract: teamResultContract(releaseGraph, 'reviewer'), limits: { timeoutMs: 10_000 } },
-};
+/** Typed bindings with the team result contract, which reuses the compiled membership checks. */
+export const releaseNodes = teamMembers(releaseGraph, {
+  writer: { run: ({ input }) => writer(input), contract: teamResultContract(releaseGraph, 'writer'), limits: { timeoutMs: 10_000 } },
+  reviewer: { run: ({ input }) => reviewer(input), contract: teamResultContract(releaseGraph, 'reviewer'), limits: { timeoutMs: 10_000 } },
+});

@@ -57,4 +57,36 @@ describe('@roundtable/runtime', () => {
       await rm(directory, { recursive: true, force: true });
     }
   });
+
+  it('projects a run with retried attempts: the room projector folds graph:node-retried, and only the successful turn posts', async () => {
+    const graph = compileGraph(teamGraphType, {
+      id: 'retry-team',
+      definitionVersion: 1,
+      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1, communication: { rooms: [{ id: 'desk', members: ['model'] }], tailMessages: 2 } },
+      nodes: [{ id: 'model', data: { role: 'model', brief: 'Answer.' } }],
+      edges: [],
+    });
+    let calls = 0;
+    const nodes = teamMembers(graph, {
+      model: {
+        retry: { maxAttempts: 3 },
+        run: ({ previousFailure }) => {
+          calls++;
+          if (calls === 1) return { summary: 'bad', posts: [{ roomId: 'lobby', text: 'lost', mentions: [] }] };
+          if (calls === 2) throw new Error('transient');
+          return { summary: 'good', posts: [{ roomId: 'desk', text: `after ${previousFailure?.code ?? 'nothing'}`, mentions: [] }] };
+        },
+      },
+    });
+    const storage = createMemoryStorage();
+    expect(teamOutput(await (await createGraphExecutor({ runId: 'retry-run', graph, storage, nodes })).run())?.agents[0]?.result?.summary).toBe('good');
+    const directory = await mkdtemp(join(tmpdir(), 'runtime-'));
+    try {
+      const { files, revision } = await projectTeamRooms({ storage, runId: 'retry-run', directory });
+      expect(revision).toBe(await storage.head('retry-run'));
+      expect(await readFile(files[0]!.path, 'utf8')).toBe('model [team/model/1/0]: after EFFECT_FAILED\n');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
 });

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // the output and every message must equal an uninterrupted run's, with nothing lost or doubled.
 
 const WORKER = fileURLToPath(new URL('./__fixtures__/crashWorker.mjs', import.meta.url));
-const KILLS_PER_ADAPTER = Number(process.env.CRASH_KILLS ?? 200);
+// Bounded by default (pnpm test); FAULT_SCALE=full (pnpm test:faults) runs the long form.
+const KILLS_PER_ADAPTER = Number(process.env.CRASH_KILLS ?? (process.env.FAULT_SCALE === 'full' ? 200 : 12));
 
 interface WorkerExit {
   stdout: string;
@@ -18,10 +19,13 @@ interface WorkerExit {
   killed: boolean;
 }
 
-/** Runs the worker; with `killAfterMs`, kills it that long after it reports ready. */
-function worker(args: string[], killAfterMs?: number): Promise<WorkerExit> {
+/**
+ * Runs the worker; with `killAfterMs`, kills it that long after it reports ready; with
+ * `killOn`, kills it as soon as it prints that line.
+ */
+function worker(args: string[], killAfterMs?: number, options: { killOn?: string; env?: Record<string, string> } = {}): Promise<WorkerExit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
     let stdout = '';
     let stderr = '';
     let killed = false;
@@ -30,6 +34,10 @@ function worker(args: string[], killAfterMs?: number): Promise<WorkerExit> {
       if (killAfterMs !== undefined && stdout.startsWith('ready\n') && !killed) {
         killed = true;
         setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      }
+      if (options.killOn !== undefined && stdout.split('\n').includes(options.killOn) && !killed) {
+        killed = true;
+        child.kill('SIGKILL');
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -78,4 +86,22 @@ describe.each([
     }
     expect(kills).toBeGreaterThanOrEqual(KILLS_PER_ADAPTER);
   }, 600_000);
+});
+
+describe.each([
+  ['fs', 'record'],
+  ['sqlite', 'record.sqlite'],
+])('a crash between a retry and the next attempt on %s', (kind, name) => {
+  it('is recovered: waiting, then resume starts the next attempt, and the run ends as an uninterrupted one', async () => {
+    const path = join(scratch, `${kind}-retry-${name}`);
+    // An hour of backoff: the kill always lands after node-retried and before the next attempt.
+    const first = await worker(['run', kind, path], undefined, { killOn: 'retried', env: { CRASH_SAY_RETRIED: '1', CRASH_BACKOFF_MS: '3600000' } });
+    expect(first.killed).toBe(true);
+    const recovered = await worker(['run', kind, path], undefined, { env: { CRASH_BACKOFF_MS: '0' } });
+    expect(recovered.killed).toBe(false);
+    expect(lastLine(recovered.stdout)).toEqual(reference.result);
+    const record = lastLine((await worker(['verify', kind, path])).stdout) as typeof reference.record & { outcomes: Record<string, number> };
+    expect(record.messages).toEqual(reference.record.messages);
+    expect(Object.values(record.outcomes).every((count) => count === 1)).toBe(true);
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { canonicalJson } from '@roundtable/core';
+import { JsonValueError, canonicalJson, isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
@@ -120,7 +120,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         });
       }
       // The recorded (canonical) form; a value that is not JSON is INVALID_JSON_VALUE, before any write.
-      const value = JSON.parse(canonicalJson(options.value ?? null)) as Json;
+      const value = recordedResumeValue(options.value ?? null);
       const binding = this.#bindings.get(open.nodeId)!;
       if (open.status === 'paused' || (open.status === 'started' && binding.retrySafe)) {
         const resumed = await this.#appendForAttempt(open, (current) =>
@@ -406,6 +406,16 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const result = this.#lock.then(work, work);
     this.#lock = result.catch(() => undefined);
     return result;
+  }
+}
+
+/** The canonical copy of a host's resume value; anything that is not JSON is INVALID_JSON_VALUE. */
+function recordedResumeValue(value: unknown): Json {
+  try {
+    return JSON.parse(canonicalJson(value)) as Json;
+  } catch (error) {
+    if (isRoundtableError(error)) throw error;
+    throw new JsonValueError('', `The resume value cannot be read: ${thrownMessage(error)}`);
   }
 }
 

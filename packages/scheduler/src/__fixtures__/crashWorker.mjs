@@ -1,12 +1,17 @@
 // A child process for the crash tests: runs (or recovers) a ping-pong team on a durable
 // adapter until it finishes, or reports what the record holds. The parent kills it with
 // SIGKILL at random moments. Usage: crashWorker.mjs <run|verify> <memory|fs|sqlite> <path>
+// pong's first attempt of every third turn fails and is retried (SPEC 11.4), so kills also land
+// between a graph:node-retried and the next attempt. With CRASH_SAY_RETRIED=1 the worker prints
+// `retried` once a node-retried is durable (the parent kills it then); CRASH_BACKOFF_MS sets the
+// retry backoff.
 import { RunRecordFolder, compileGraph, teamGraphType, teamMessages } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 
 const [mode, kind, path] = process.argv.slice(2);
 const RUN_ID = 'crash-run';
 const TURNS = Number(process.env.CRASH_TURNS ?? 40);
+const BACKOFF_MS = Number(process.env.CRASH_BACKOFF_MS ?? 2);
 
 const graph = compileGraph(teamGraphType, {
   id: 'ping-pong',
@@ -24,8 +29,9 @@ const graph = compileGraph(teamGraphType, {
   edges: [],
 });
 
-function member(self, other) {
-  return ({ input, position }) => {
+function member(self, other, flaky) {
+  return ({ input, position, attempt }) => {
+    if (flaky && attempt === 1 && input.turn % 3 === 0) throw new Error(`${self} turn ${input.turn}: transient failure`);
     const last = input.messages.at(-1);
     const next = last ? Number(last.text.split(' ')[0]) + 1 : 1;
     const turn = Number(position.split('/').at(-1));
@@ -34,14 +40,33 @@ function member(self, other) {
   };
 }
 // ping's attempts are safe to repeat; pong's are not, so its crashes go through reconcile.
-const nodes = { ping: { run: member('ping', 'pong'), retrySafe: true }, pong: { run: member('pong', 'ping') } };
+const nodes = {
+  ping: { run: member('ping', 'pong', false), retrySafe: true },
+  pong: { run: member('pong', 'ping', true), retry: { maxAttempts: 2, codes: ['EFFECT_FAILED'], backoffMs: BACKOFF_MS } },
+};
 
 async function openStorage() {
   if (kind === 'memory') return (await import('@roundtable/storage-memory')).createMemoryStorage();
   if (kind === 'fs') return (await import('@roundtable/storage-fs')).createFsStorage({ directory: path });
   return (await import('@roundtable/storage-sqlite')).createSqliteStorage({ filename: path });
 }
-const storage = await openStorage();
+const opened = await openStorage();
+const storage = process.env.CRASH_SAY_RETRIED === '1' ? sayingRetried(opened) : opened;
+
+function sayingRetried(inner) {
+  return {
+    identity: inner.identity,
+    head: (streamId) => inner.head(streamId),
+    read: (streamId, options) => inner.read(streamId, options),
+    streams: () => inner.streams(),
+    close: () => inner.close(),
+    async append(streamId, expected, events) {
+      const head = await inner.append(streamId, expected, events);
+      if (events.some((event) => event.type === 'graph:node-retried')) process.stdout.write('retried\n');
+      return head;
+    },
+  };
+}
 
 async function run() {
   const executor = await createGraphExecutor({ runId: RUN_ID, graph, storage, nodes });
