@@ -55,7 +55,7 @@ function conversationModels(writerUsage: readonly [number, number] = [100, 20]) 
 
 function bindings(graph: ReturnType<typeof compileThreeRoomTeam>, models: ReturnType<typeof conversationModels>) {
   return teamMembers(graph, {
-    writer: aiSdkMember(graph, 'writer', { model: models.writer, instructions: 'Write in plain English.' }),
+    writer: aiSdkMember(graph, 'writer', { model: models.writer, instructions: 'Write in plain English.', temperature: 0.2, maxOutputTokens: 400 }),
     reviewer: aiSdkMember(graph, 'reviewer', { model: models.reviewer }),
     deployer: aiSdkMember(graph, 'deployer', { model: models.deployer }),
   });
@@ -184,6 +184,8 @@ describe('aiSdkMember: a conversation on the stored executor', () => {
     expect(first.system).toContain("queues that member's next turn");
     expect(first.system.trimEnd().endsWith('Write in plain English.')).toBe(true);
     expect(first.user).toContain('Your previous result: none, this is your first turn.');
+    expect(models.writer.doGenerateCalls[0]).toMatchObject({ temperature: 0.2, maxOutputTokens: 400 });
+    expect(models.reviewer.doGenerateCalls[0]!.temperature).toBeUndefined();
     expect(first.user).toContain('Room "review": (no messages)');
 
     const second = promptText(models.writer.doGenerateCalls[1]!);
