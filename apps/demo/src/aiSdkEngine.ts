@@ -22,7 +22,7 @@ type Answer = { summary: string; posts?: { roomId: string; text: string; mention
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
 /** What the writer or the reviewer answers, read from the prompt like a model would. */
-function scriptedAnswer(system: string, user: string): Answer {
+export function scriptedAnswer(system: string, user: string): Answer {
   if (system.startsWith('You are "reviewer"')) {
     const draft = /^..writer \[[^\]]+\] @reviewer: (.*)$/m.exec(user)?.[1] ?? '';
     return { summary: `Reviewed "${draft}".`, posts: [{ roomId: 'review', text: REVIEW_REPLY, mentions: ['writer'] }] };

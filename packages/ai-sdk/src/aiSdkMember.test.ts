@@ -189,7 +189,9 @@ describe('aiSdkMember: a conversation on the stored executor', () => {
     expect(first.user).toContain('Room "review": (no messages)');
 
     const second = promptText(models.writer.doGenerateCalls[1]!);
-    expect(second.user).toContain('Your previous result: {"summary":"Drafted the notes and asked for a review."}');
+    expect(second.user).toContain('Your previous result: {"posts":[{"mentions":["reviewer"],"roomId":"review","text":"Draft: 2.0 adds durable rooms.\\nPlease review."},');
+    expect(second.user).toContain('"summary":"Drafted the notes and asked for a review."}');
+    expect(second.user).not.toContain('memberUsage');
     // Grouped by room in the member's room order, one physical line per message, fields escaped as in room files.
     const lines = second.user.split('\n');
     const review = lines.indexOf('Room "review":');

@@ -83,9 +83,10 @@ export function memberPrompt(view: MemberView, input: MemberPromptInput, options
   return { system: system.join('\n'), user: user.join('\n') };
 }
 
-/** The member's own summary and the data it chose to keep (usage figures left out). */
+/** The member's own summary, the posts it sent and the data it chose to keep (usage figures left out). */
 function previousResult(result: TeamTurnResult): string {
-  const kept: { summary: string; data?: Json } = { summary: result.summary };
+  const kept: { summary: string; posts?: Json; data?: Json } = { summary: result.summary };
+  if (result.posts !== undefined) kept.posts = result.posts;
   const output = modelData(result.data);
   if (output !== undefined) kept.data = output;
   return canonicalJson(kept);
