@@ -169,6 +169,31 @@ describe('tracing: replay, resume and the record', () => {
     expect(parentOf(resumed)).toBe(idOf(workflow));
   });
 
+  it('ends the attempt span of an aborted run without an error, marks the call ABORTED, and a later run waiting', async () => {
+    const backing = createMemoryBacking();
+    const controller = new AbortController();
+    const nodes = {
+      ...seedNodes,
+      writer: () => {
+        controller.abort();
+        return new Promise<never>(() => undefined);
+      },
+    };
+    const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage({ backing }), nodes, tracer });
+    await expect(executor.run(controller.signal)).rejects.toMatchObject({ code: 'ABORTED' });
+    const [attempt] = named('invoke_agent writer');
+    expect(attempt!.attributes['roundtable.attempt.outcome']).toBe('aborted');
+    expect(attempt!.status.code).toBe(SpanStatusCode.UNSET);
+    const [aborted] = named('invoke_workflow');
+    expect(aborted!.attributes['error.type']).toBe('ABORTED');
+    expect(aborted!.status.code).toBe(SpanStatusCode.ERROR);
+
+    exporter.reset();
+    const fresh = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage({ backing }), nodes: seedNodes, tracer });
+    expect((await fresh.run()).kind).toBe('waiting');
+    expect(spans().map((span) => [span.name, span.attributes['roundtable.outcome']])).toEqual([['invoke_workflow release-team', 'waiting']]);
+  });
+
   it('marks a call that throws (PROTOCOL) as an error span and writes nothing about tracing to the record', async () => {
     const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage(), nodes: seedNodes, tracer });
     await expect(executor.resume('team/nobody/1')).rejects.toMatchObject({ code: 'PROTOCOL' });
