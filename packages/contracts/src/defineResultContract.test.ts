@@ -88,3 +88,22 @@ describe('teamResultContract', () => {
     expect(refusal(() => teamResultContract(graph, 'ghost')).code).toBe('INVALID_CONTRACT');
   });
 });
+
+describe('teamResultContract and literal definitions', () => {
+  it('checks the member id at compile time when the definition is a literal, and always at run time', () => {
+    const literal = compileGraph(teamGraphType, {
+      id: 'pair',
+      definitionVersion: 1,
+      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
+      nodes: [
+        { id: 'lead', data: { role: 'lead', brief: 'b' } },
+        { id: 'aide', data: { role: 'aide', brief: 'b' } },
+      ],
+      edges: [],
+    });
+    expect(teamResultContract(literal, 'lead').validate({ summary: 'ok' })).toEqual({ summary: 'ok' });
+    // @ts-expect-error "Lead" is not a member id of this team
+    const error = refusal(() => teamResultContract(literal, 'Lead'));
+    expect(error.code).toBe('INVALID_CONTRACT');
+  });
+});

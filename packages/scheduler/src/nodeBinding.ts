@@ -68,14 +68,19 @@ export interface ResultValidator {
   validate(value: unknown): unknown;
 }
 
+/**
+ * A binding object. `run` and `decideAction` are declared as methods, so a binding typed for a
+ * narrower context (a `TeamMemberBindingObject`, whose `ctx.input` is a `TeamDispatchInput`)
+ * is also a `NodeBindingObject` and fits a plain `nodes` object.
+ */
 export interface NodeBindingObject {
-  readonly run: NodeRun;
+  run(ctx: NodeContext): unknown;
   readonly contract?: ResultValidator;
   readonly limits?: NodeLimits;
   /** Whether re-running an attempt whose process died is safe (no side effect happens twice). */
   readonly retrySafe?: boolean;
   readonly retry?: NodeRetry;
-  readonly decideAction?: (ctx: NodeContext) => NodeAction | Promise<NodeAction>;
+  decideAction?(ctx: NodeContext): NodeAction | Promise<NodeAction>;
 }
 
 export type NodeBinding = NodeRun | NodeBindingObject;

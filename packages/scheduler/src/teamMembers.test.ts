@@ -3,7 +3,7 @@ import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDispatchInput, TeamGraphResult, TeamTurnResult } from '@roundtable/graph';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError, teamMemberResult, teamMembers, teamOutput } from './index.js';
-import type { GraphRunResult, NodeBinding, TeamMemberContext } from './index.js';
+import type { GraphRunResult, NodeBinding, TeamMemberBindingObject, TeamMemberContext } from './index.js';
 import { seedTeam } from './testTeams.js';
 
 // The definition is a literal, so TypeScript sees its member ids.
@@ -90,6 +90,13 @@ describe('teamMembers (SPEC 11.8)', () => {
     expect(teamMemberResult(output!, 'c')?.summary).toBe('wrote down 3 messages');
     expect(teamOutput({ kind: 'waiting', positions: [] })).toBeNull();
     expect(teamOutput({ kind: 'complete', output: { not: 'a team' } })).toBeNull();
+  });
+
+  it('a typed member binding also fits a plain nodes object (what a model-member helper returns)', () => {
+    const typed: TeamMemberBindingObject = { run: ({ input }) => ({ summary: input.task }), retry: { maxAttempts: 2 } };
+    expectTypeOf(typed).toExtend<NodeBinding>();
+    const plain: Record<string, NodeBinding> = { a: typed, b: typed, c: typed };
+    expect(Object.keys(teamMembers(graph, { a: typed, b: typed, c: typed }))).toEqual(Object.keys(plain));
   });
 
   it('leaves plain nodes objects working', async () => {

@@ -14,8 +14,8 @@ export type TeamMemberRun = (ctx: TeamMemberContext) => TeamTurnResult | Promise
 
 /** A binding object whose `run` and `decideAction` see the team's typed context. */
 export interface TeamMemberBindingObject extends Omit<NodeBindingObject, 'run' | 'decideAction'> {
-  readonly run: TeamMemberRun;
-  readonly decideAction?: (ctx: TeamMemberContext) => NodeAction | Promise<NodeAction>;
+  run(ctx: TeamMemberContext): TeamTurnResult | Promise<TeamTurnResult>;
+  decideAction?(ctx: TeamMemberContext): NodeAction | Promise<NodeAction>;
 }
 
 export type TeamMemberBinding = TeamMemberRun | TeamMemberBindingObject;
