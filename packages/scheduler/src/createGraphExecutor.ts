@@ -6,12 +6,14 @@ import { GraphEventTypes, GraphExecutionError, RunRecordFolder, graphEventProble
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
 import { assertNewEvent, assertStreamId, isStorageError } from '@roundtable/storage';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
+import type { Tracer } from '@opentelemetry/api';
 import { AttemptFailureCodes, runAttempt } from './attemptOutcome.js';
 import type { AttemptOutcome } from './attemptOutcome.js';
 import type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
 import { resolveBindings } from './nodeBinding.js';
 import type { NodeBinding, NodeFailure, ResolvedBinding } from './nodeBinding.js';
 import { recordableText, thrownMessage } from './safeText.js';
+import { attemptSpanOutcome, schedulerTracer, startAttemptSpan, traceWorkflow } from './tracing.js';
 
 export interface GraphExecutorOptions<State> {
   /** The run's id, which is also its stream id. */
@@ -24,6 +26,8 @@ export interface GraphExecutorOptions<State> {
   readonly clock?: () => Date | number;
   /** Ids of written events (default: random UUIDs). */
   readonly newId?: () => string;
+  /** OpenTelemetry tracer for the run's spans (SPEC 13); default: the global provider's. */
+  readonly tracer?: Tracer;
 }
 
 export interface ResumeOptions {
@@ -64,6 +68,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   readonly #clock: () => Date | number;
   readonly #newId: () => string;
   readonly #nodeOrder: readonly string[];
+  readonly #tracer: Tracer;
   /** Serialises folding and appending: attempts of one batch finish concurrently. */
   #lock: Promise<unknown> = Promise.resolve();
   #busy = false;
@@ -77,6 +82,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? randomUUID;
     this.#nodeOrder = options.graph.definition.value.nodes.map((node) => node.id);
+    this.#tracer = schedulerTracer(options.tracer);
   }
 
   get revision(): number {
@@ -88,14 +94,23 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     await this.#exclusive(() => this.#readNew());
   }
 
+  /** Each call is one `invoke_workflow` span (SPEC 13). */
   run(signal?: AbortSignal): Promise<GraphRunResult> {
+    return this.#traced({ operation: 'run' }, () => this.#run(signal));
+  }
+
+  resume(position: string, options: ResumeOptions = {}): Promise<GraphRunResult> {
+    return this.#traced({ operation: 'resume', position }, () => this.#resume(position, options));
+  }
+
+  #run(signal?: AbortSignal): Promise<GraphRunResult> {
     return this.#session(signal, async (runSignal) => {
       if (this.#folder.revision === 0) await this.#start();
       return this.#drive(runSignal);
     });
   }
 
-  resume(position: string, options: ResumeOptions = {}): Promise<GraphRunResult> {
+  #resume(position: string, options: ResumeOptions): Promise<GraphRunResult> {
     return this.#session(options.signal, async (runSignal) => {
       await this.catchUp();
       const open = this.#folder.open.get(position);
@@ -127,6 +142,12 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       }
       return this.#drive(runSignal);
     });
+  }
+
+  /** One `invoke_workflow` span around a `run` or `resume` call. */
+  #traced(call: { operation: 'run' | 'resume'; position?: string }, body: () => Promise<GraphRunResult>): Promise<GraphRunResult> {
+    const info = { definitionId: this.#graph.definition.value.id, runId: this.runId, ...call };
+    return traceWorkflow(this.#tracer, info, () => this.#folder.revision, body);
   }
 
   /** One `run` or `resume` at a time per executor; an aborted signal stops before any write. */
@@ -228,23 +249,26 @@ class StoredGraphExecutor<State> implements GraphExecutor {
           : null,
       );
       if (!started) return;
-      const outcome = await runAttempt(
-        this.#graph as CompiledGraph<unknown>,
-        binding,
-        {
-          input: open.input,
-          nodeId: open.nodeId,
-          position,
-          resume: open.resumeValue,
-          attempt,
-          pause: open.answeredPause,
-          previousFailure: open.previousFailure,
-        },
-        signal,
-      );
-      if (outcome.kind === 'aborted' || signal.aborted) return;
-      const retried = await this.#recordOutcome(open, attempt, binding, outcome);
-      if (!retried) return;
+      // The member runs inside its attempt's span, so the spans it starts nest under it.
+      const context = {
+        input: open.input,
+        nodeId: open.nodeId,
+        position,
+        resume: open.resumeValue,
+        attempt,
+        pause: open.answeredPause,
+        previousFailure: open.previousFailure,
+      };
+      const span = startAttemptSpan(this.#tracer, { memberId: open.nodeId, runId: this.runId, position, attempt });
+      let written: NewEvent | null = null;
+      try {
+        const outcome = await span.within(() => runAttempt(this.#graph as CompiledGraph<unknown>, binding, context, signal));
+        if (outcome.kind === 'aborted' || signal.aborted) return;
+        written = await this.#recordOutcome(open, attempt, binding, outcome);
+      } finally {
+        span.end(attemptSpanOutcome(written));
+      }
+      if (written?.type !== GraphEventTypes.NODE_RETRIED) return;
       if (binding.retry.backoffMs > 0) {
         try {
           await sleep(binding.retry.backoffMs, undefined, { signal });
@@ -258,10 +282,10 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   /**
    * Records exactly one outcome of a started attempt. Every event is checked before it is
    * written by the same shape check the fold applies and by the storage's envelope check, so
-   * the record never holds an outcome that a later fold refuses. Returns true when the outcome
-   * was a retry (so the caller starts the next attempt).
+   * the record never holds an outcome that a later fold refuses. Returns the event written, or
+   * null when another executor moved the attempt on (a `node-retried` means: start the next attempt).
    */
-  async #recordOutcome(open: OpenAttempt, attempt: number, binding: ResolvedBinding, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>): Promise<boolean> {
+  async #recordOutcome(open: OpenAttempt, attempt: number, binding: ResolvedBinding, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>): Promise<NewEvent | null> {
     const isOurs = (current: OpenAttempt) => current.status === 'started' && current.attempt === attempt;
     let event = this.#outcomeEvent(open, attempt, binding, outcome);
     const problem = unrecordable(event);
@@ -273,13 +297,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     }
     try {
       const written = await this.#appendForAttempt(open, (current) => (isOurs(current) ? event : null));
-      return written && event.type === GraphEventTypes.NODE_RETRIED;
+      return written ? event : null;
     } catch (error) {
       const failure = refusedOutcome(error);
       if (failure === null) throw error;
       const fallback = this.#failureEvent(open, attempt, binding, failure);
       const written = await this.#appendForAttempt(open, (current) => (isOurs(current) ? fallback : null));
-      return written && fallback.type === GraphEventTypes.NODE_RETRIED;
+      return written ? fallback : null;
     }
   }
 

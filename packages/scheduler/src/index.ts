@@ -17,6 +17,7 @@ export type {
   ResultValidator,
 } from './nodeBinding.js';
 export { MAX_RECORDED_MESSAGE_LENGTH } from './safeText.js';
+export { SCHEDULER_TRACER_NAME } from './tracing.js';
 export { teamMemberResult, teamMembers, teamOutput } from './teamMembers.js';
 export type { TeamMemberBinding, TeamMemberBindingObject, TeamMemberBindings, TeamMemberContext, TeamMemberRun } from './teamMembers.js';
 export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } from '@roundtable/graph';

@@ -1,0 +1,11 @@
+export { aiSdkMember, DEFAULT_AI_SDK_RETRY, TOKEN_BUDGET_EXHAUSTED } from './aiSdkMember.js';
+export type { AiSdkMemberBinding, AiSdkMemberContext, AiSdkMemberOptions } from './aiSdkMember.js';
+export { AiSdkMemberError, AiSdkMemberErrorCodes, isAiSdkMemberError } from './aiSdkMemberError.js';
+export type { AiSdkMemberErrorCode } from './aiSdkMemberError.js';
+export { memberOutputSchema } from './memberOutputSchema.js';
+export type { MemberOutput } from './memberOutputSchema.js';
+export { memberPrompt, TRIGGER_MARK } from './memberPrompt.js';
+export type { MemberPrompt, MemberPromptInput } from './memberPrompt.js';
+export { memberView } from './memberView.js';
+export type { MemberRoom, MemberView } from './memberView.js';
+export type { MemberUsage, TurnUsage } from './memberUsage.js';
