@@ -439,6 +439,25 @@ describe('aiSdkMember: tools, steps, timeouts and budgets', () => {
 });
 
 describe('aiSdkMember: bad arguments', () => {
+  it('checks the member id at compile time when the definition is a literal, and always at run time', () => {
+    const literal = compileGraph(teamGraphType, {
+      id: 'pair',
+      definitionVersion: 1,
+      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
+      nodes: [
+        { id: 'lead', data: { role: 'lead', brief: 'b' } },
+        { id: 'aide', data: { role: 'aide', brief: 'b' } },
+      ],
+      edges: [],
+    });
+    const model = scriptedModel(() => ({ json: { summary: 'x' } }));
+    expect(aiSdkMember(literal, 'lead', { model }).retrySafe).toBe(true);
+    // @ts-expect-error "Lead" is not a member id of this team
+    expect(() => aiSdkMember(literal, 'Lead', { model })).toThrow(AiSdkMemberError);
+    // teamMembers takes the bindings as they are, keyed by the team's member ids.
+    expect(Object.keys(teamMembers(literal, { lead: aiSdkMember(literal, 'lead', { model }), aide: aiSdkMember(literal, 'aide', { model }) }))).toEqual(['lead', 'aide']);
+  });
+
   it('refuses a member the team does not declare, a graph that is not a team, and out-of-range options', () => {
     const graph = compileThreeRoomTeam();
     const model = scriptedModel(() => ({ json: { summary: 'x' } }));
