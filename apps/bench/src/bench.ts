@@ -4,12 +4,13 @@ import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchFollow } from './followWorkload.js';
 import { benchGraphFold } from './graphFold.js';
 import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.js';
 import type { AdapterName } from './workloads.js';
 
 interface Job {
-  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append';
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'follow';
   readonly adapter: AdapterName | 'none';
   readonly size: number;
   readonly batchSize?: number;
@@ -28,6 +29,8 @@ async function runChild(job: Job): Promise<Numbers> {
       return { ...(await benchFanOut(job.adapter as AdapterName, job.size)) };
     case 'storage-append':
       return { ...(await benchStorage(job.adapter as AdapterName, job.size, job.batchSize ?? 1)) };
+    case 'follow':
+      return { ...(await benchFollow(job.adapter as AdapterName, job.size, job.batchSize)) };
   }
 }
 
@@ -68,6 +71,7 @@ function plan(quick: boolean): Job[] {
   }
   for (const adapter of ADAPTERS) for (const size of sizes) jobs.push({ workload: 'ping-pong', adapter, size, repeats: repeatsFor(size) });
   for (const adapter of ADAPTERS) jobs.push({ workload: 'fan-out', adapter, size: quick ? 1_000 : 20_000, repeats: quick ? 1 : 3 });
+  for (const adapter of ADAPTERS) jobs.push({ workload: 'follow', adapter, size: quick ? 10_000 : 100_000, batchSize: 10, repeats: 1 });
   return jobs;
 }
 

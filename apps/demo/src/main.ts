@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { runDemo } from './runDemo.js';
+import { inspectCommands } from './inspectCommands.js';
+import { RUN_ID, runDemo } from './runDemo.js';
 import type { DemoReport, DemoStorageKind } from './runDemo.js';
 
 const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite'];
@@ -18,6 +19,8 @@ function print(report: DemoReport): void {
   out.push('', 'Checks:');
   for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
   if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
+  const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, RUN_ID);
+  if (commands.length > 0) out.push('', 'Inspect the kept record:', ...commands.map((command) => `  ${command}`));
   out.push('', report.ok ? 'Success: the conversation completed, replayed without re-running, and projected its room.' : 'FAILED: see the checks above.');
   console.log(out.join('\n'));
 }

@@ -27,7 +27,7 @@ export interface DemoReport {
   readonly keptIn: string | null;
 }
 
-const RUN_ID = 'release-team-run';
+export const RUN_ID = 'release-team-run';
 
 /** Opens a storage instance over the demo's record; called twice to show a real reopen. */
 function storageOpener(kind: DemoStorageKind, directory: string): () => RunStorage {
