@@ -14,5 +14,6 @@ export function inspectCommands(storage: DemoStorageKind, keptIn: string, runId:
     `pnpm roundtable show ${runId} --store ${quoted}`,
     `pnpm roundtable verify --all --store ${quoted}`,
     `pnpm roundtable tail ${runId} --store ${quoted}`,
+    `pnpm roundtable view --store ${quoted}`,
   ];
 }

@@ -15,6 +15,8 @@ export const CliErrorCodes = {
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',
   /** The run's graph kind (or its type version) is not one the CLI can fold. */
   UNKNOWN_GRAPH_KIND: 'UNKNOWN_GRAPH_KIND',
+  /** `view` could not listen on the port (in use, or not allowed). Exit code 2. */
+  PORT_UNAVAILABLE: 'PORT_UNAVAILABLE',
   /** The command needs a team run (rooms, messages) and the run holds another kind. Exit code 2. */
   NOT_A_TEAM_RUN: 'NOT_A_TEAM_RUN',
 } as const;

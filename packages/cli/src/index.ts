@@ -19,3 +19,5 @@ export type {
   RunStatusKind,
 } from './runInspector.js';
 export { readRun } from './readRun.js';
+export { startViewer } from './view/viewerServer.js';
+export type { RunningViewer, ViewerOptions } from './view/viewerServer.js';

@@ -9,6 +9,7 @@ import { runsCommand } from './commands/runsCommand.js';
 import { showCommand } from './commands/showCommand.js';
 import { tailCommand } from './commands/tailCommand.js';
 import { verifyCommand } from './commands/verifyCommand.js';
+import { viewCommand } from './commands/viewCommand.js';
 import { safe } from './output.js';
 
 /** Codes that say the record itself is not well (exit 1) rather than that it could not be used (exit 2). */
@@ -82,6 +83,10 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       .description('the raw record'),
     'text, json, jsonl',
   ).action(run((runId: string, options: Record<string, string | boolean>) => eventsCommand(io, runId, options)));
+  addStoreOptions(
+    program.command('view').option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)').description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
+    'text',
+  ).action(run((options: Record<string, string>) => viewCommand(io, options)));
   return program;
 }
 
