@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -178,6 +178,54 @@ describe('roundtable verify', () => {
     const json = JSON.parse((await roundtable(['verify', '--all', '--store', directory, '-o', 'json'])).stdout);
     expect(json.ok).toBe(false);
     expect(json.runs[0].problems[0]).toMatchObject({ revision: index + 1, code: 'INVALID_EVENT' });
+  });
+
+  it('shows a run whose next batch is due, with nothing open, as in flight', async () => {
+    const directory = join(scratch, 'in-flight');
+    const source = createFsStorage({ directory: fsStore });
+    const target = createFsStorage({ directory });
+    const events: NewEvent[] = [];
+    for await (const { envelopeVersion: _v, streamId: _s, revision: _r, ...event } of source.read('seed-run')) events.push(event);
+    // Up to the writer's completion: the reviewer's turn is due but not dispatched yet.
+    await target.append('seed-run', 0, events.slice(0, 4));
+    await source.close();
+    await target.close();
+    expect((await roundtable(['runs', '--store', directory])).stdout).toMatch(/^seed-run\s+release-team\s+in flight\s+1\s/m);
+    const show = await roundtable(['show', 'seed-run', '--store', directory]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('Outcome: in flight\n  next: team/reviewer/1');
+  });
+
+  it('ends in exit 0 or 1 with a typed error, never a crash, for fs records damaged at random', async () => {
+    const cases = process.env.FAULT_SCALE === 'full' ? 200 : 6;
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const base = join(scratch, 'fuzz-base');
+    await writeRecord('fs', base, 'seed-run', 'seed');
+    for (let round = 0; round < cases; round++) {
+      const directory = join(scratch, `fuzz-${round}`);
+      cpSync(base, directory, { recursive: true });
+      const batches: string[] = [];
+      const visit = (path: string) => {
+        for (const name of readdirSync(path)) {
+          const child = join(path, name);
+          if (statSync(child).isDirectory()) visit(child);
+          else if (name.endsWith('.batch')) batches.push(child);
+        }
+      };
+      visit(directory);
+      const victim = batches[Math.floor(random() * batches.length)]!;
+      const bytes = readFileSync(victim);
+      const damage = Math.floor(random() * 3);
+      if (damage === 0) bytes[Math.floor(random() * bytes.length)] ^= 1 + Math.floor(random() * 255);
+      writeFileSync(victim, damage === 1 ? bytes.subarray(0, Math.floor(random() * bytes.length)) : damage === 2 ? Buffer.concat([bytes, Buffer.from('x')]) : bytes);
+      for (const args of [['verify', '--all'], ['show', 'seed-run'], ['tail', 'seed-run'], ['events', 'seed-run', '-o', 'jsonl']]) {
+        const result = await roundtable([...args, '--store', directory]);
+        expect([0, 1], `${args.join(' ')} after damage ${damage}: ${result.stderr}`).toContain(result.code);
+        if (result.stderr !== '') expect(result.stderr).toMatch(/^roundtable: [A-Z_]+: /);
+        expect(result.stderr + result.stdout).not.toMatch(STACK_LINE);
+      }
+    }
   });
 
   it('exits 1 on a damaged file (fs batch file, SQLite row) and never prints a stack', async () => {
