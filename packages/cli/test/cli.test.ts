@@ -217,7 +217,8 @@ describe('roundtable verify', () => {
       const victim = batches[Math.floor(random() * batches.length)]!;
       const bytes = readFileSync(victim);
       const damage = Math.floor(random() * 3);
-      if (damage === 0) bytes[Math.floor(random() * bytes.length)] ^= 1 + Math.floor(random() * 255);
+      const at = Math.floor(random() * bytes.length);
+      if (damage === 0) bytes[at] = bytes[at]! ^ (1 + Math.floor(random() * 255));
       writeFileSync(victim, damage === 1 ? bytes.subarray(0, Math.floor(random() * bytes.length)) : damage === 2 ? Buffer.concat([bytes, Buffer.from('x')]) : bytes);
       for (const args of [['verify', '--all'], ['show', 'seed-run'], ['tail', 'seed-run'], ['events', 'seed-run', '-o', 'jsonl']]) {
         const result = await roundtable([...args, '--store', directory]);
