@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { runDemo } from './runDemo.js';
 import type { DemoReport, DemoStorageKind } from './runDemo.js';
 
-const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite'];
+const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite', 'postgres'];
 
 function print(report: DemoReport): void {
   const out: string[] = [];
@@ -17,6 +17,7 @@ function print(report: DemoReport): void {
   for (const file of report.roomFiles) out.push(`Room ${file.roomId}: ${report.keptIn === null ? '(removed with the temporary directory)' : file.path}`);
   out.push('', 'Checks:');
   for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
+  if (report.postgres !== null) out.push('', `PostgreSQL record: ${report.postgres}`);
   if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
   out.push('', report.ok ? 'Success: the conversation completed, replayed without re-running, and projected its room.' : 'FAILED: see the checks above.');
   console.log(out.join('\n'));
@@ -28,7 +29,7 @@ async function main(): Promise<number> {
     options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
-    console.log('Usage: pnpm demo [--storage memory|fs|sqlite] [--keep DIR]');
+    console.log('Usage: pnpm demo [--storage memory|fs|sqlite|postgres] [--keep DIR]\n  postgres uses ROUNDTABLE_POSTGRES_URL, or starts an embedded PostgreSQL for the demo.');
     return 0;
   }
   const storage = values.storage as DemoStorageKind;
