@@ -28,7 +28,8 @@ describe('the team-conversation demo', () => {
       expect(report.ok).toBe(true);
       const kept = await readdir(keep);
       expect(kept).toEqual(expect.arrayContaining(['record.sqlite', 'rooms']));
-      expect(await readdir(join(keep, 'rooms'))).toHaveLength(1);
+      // The review room's file and the run's room index beside it.
+      expect((await readdir(join(keep, 'rooms'))).map((name) => name.replace(/-[0-9a-f]{64}/, '')).sort()).toEqual(['roundtable-room.txt', 'roundtable-run.json']);
     } finally {
       await rm(keep, { recursive: true, force: true });
     }

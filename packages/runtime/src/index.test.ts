@@ -14,7 +14,8 @@ describe('@roundtable/runtime', () => {
       'StorageError', 'StorageErrorCodes', 'isStorageError',
       'createMemoryStorage', 'createMemoryBacking',
       'createGraphExecutor', 'loadRunDefinition', 'AttemptFailureCodes',
-      'projectTeamRooms', 'escapeRoomField', 'formatRoomLine',
+      'projectTeamRooms', 'escapeRoomField', 'formatRoomLine', 'followTeamRooms', 'isRoomsError', 'RoomsError', 'roomIndexFileName',
+      'followStream',
       'defineResultContract', 'teamResultContract', 'ResultContractError',
     ];
     for (const name of names) expect(runtime, name).toHaveProperty(name);
