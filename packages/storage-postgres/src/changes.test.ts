@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followStream } from '@roundtable/storage';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createPostgresStorage } from './index.js';
 import type { PostgresStorage } from './index.js';
@@ -109,6 +110,40 @@ describe('changes(): hints by LISTEN/NOTIFY', () => {
       controller.abort();
     } finally {
       await storage.close();
+    }
+  });
+});
+
+describe('followStream over PostgreSQL', () => {
+  it('delivers appends from another instance by the NOTIFY hint alone (polling set to an hour)', async () => {
+    const follower = createPostgresStorage({ connectionString: database.url, namespace: 'follow' });
+    const writer = createPostgresStorage({ connectionString: database.url, namespace: 'follow' });
+    const controller = new AbortController();
+    try {
+      await writer.append('followed', 0, [newEvent('f1')]);
+      const seen: number[] = [];
+      let arrived = () => {};
+      const following = (async () => {
+        for await (const event of followStream(follower, 'followed', { signal: controller.signal, pollIntervalMs: 3_600_000 })) {
+          seen.push(event.revision);
+          arrived();
+          // Leave the loop rather than abort: followStream checks an abort only between waits.
+          if (seen.length === 6) break;
+        }
+      })();
+      const until = (count: number) => new Promise<void>((resolve) => (arrived = () => seen.length >= count && resolve()));
+      const first = until(1);
+      if (seen.length < 1) await first;
+      for (let revision = 1; revision < 6; revision++) {
+        const next = until(revision + 1);
+        await writer.append('followed', revision, [newEvent(`f${revision + 1}`)]);
+        await next;
+      }
+      await following;
+      expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      controller.abort();
+      await Promise.all([follower.close(), writer.close()]);
     }
   });
 });
