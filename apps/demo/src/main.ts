@@ -3,7 +3,7 @@ import { inspectCommands } from './inspectCommands.js';
 import { RUN_ID, runDemo } from './runDemo.js';
 import type { DemoReport, DemoStorageKind } from './runDemo.js';
 
-const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite'];
+const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite', 'postgres'];
 
 function print(report: DemoReport): void {
   const out: string[] = [];
@@ -18,6 +18,7 @@ function print(report: DemoReport): void {
   for (const file of report.roomFiles) out.push(`Room ${file.roomId}: ${report.keptIn === null ? '(removed with the temporary directory)' : file.path}`);
   out.push('', 'Checks:');
   for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
+  if (report.postgres !== null) out.push('', `PostgreSQL record: ${report.postgres}`);
   if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
   const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, RUN_ID);
   if (commands.length > 0) out.push('', 'Inspect the kept record:', ...commands.map((command) => `  ${command}`));
@@ -31,7 +32,7 @@ async function main(): Promise<number> {
     options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
-    console.log('Usage: pnpm demo [--storage memory|fs|sqlite] [--keep DIR]');
+    console.log('Usage: pnpm demo [--storage memory|fs|sqlite|postgres] [--keep DIR]\n  postgres uses ROUNDTABLE_POSTGRES_URL, or starts an embedded PostgreSQL for the demo.');
     return 0;
   }
   const storage = values.storage as DemoStorageKind;

@@ -11,7 +11,7 @@ async function demoTemps(): Promise<string[]> {
 }
 
 describe('the team-conversation demo', () => {
-  it.each(['memory', 'fs', 'sqlite'] as const)('succeeds on %s storage and leaves no temporary files', async (storage) => {
+  it.each(['memory', 'fs', 'sqlite', 'postgres'] as const)('succeeds on %s storage and leaves no temporary files', async (storage) => {
     const before = await demoTemps();
     const report = await runDemo({ storage });
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
@@ -20,6 +20,7 @@ describe('the team-conversation demo', () => {
     expect(report.messages.map((message) => message.id)).toEqual(['team/writer/1/0', 'team/reviewer/1/0']);
     expect(report.roomFiles[0]!.text).toContain('reviewer [team/reviewer/1/0] @writer: ');
     expect(await demoTemps()).toEqual(before);
+    expect(report.postgres === null).toBe(storage !== 'postgres');
   });
 
   it('keeps the record and room files with --keep', async () => {

@@ -5,9 +5,10 @@ import { RunRecordFolder, createGraphExecutor, createMemoryBacking, createMemory
 import type { GraphRunResult, RunStorage, TeamGraphResult, TeamMessage } from '@roundtable/runtime';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
+import { openPostgresDemoStore } from './postgresDemoStore.js';
 import { REVIEW_REPLY, releaseGraph, releaseNodes } from './teamConversation.js';
 
-export type DemoStorageKind = 'memory' | 'fs' | 'sqlite';
+export type DemoStorageKind = 'memory' | 'fs' | 'sqlite' | 'postgres';
 
 export interface DemoOptions {
   readonly storage: DemoStorageKind;
@@ -25,12 +26,14 @@ export interface DemoReport {
   readonly roomFiles: readonly { roomId: string; path: string; text: string }[];
   readonly checks: readonly { name: string; ok: boolean }[];
   readonly keptIn: string | null;
+  /** Where a PostgreSQL record is (server without password, and schema); null on the other adapters. */
+  readonly postgres: string | null;
 }
 
 export const RUN_ID = 'release-team-run';
 
 /** Opens a storage instance over the demo's record; called twice to show a real reopen. */
-function storageOpener(kind: DemoStorageKind, directory: string): () => RunStorage {
+function storageOpener(kind: Exclude<DemoStorageKind, 'postgres'>, directory: string): () => RunStorage {
   if (kind === 'memory') {
     const backing = createMemoryBacking();
     return () => createMemoryStorage({ backing });
@@ -54,7 +57,8 @@ async function readRecord(storage: RunStorage) {
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const directory = options.keep === undefined ? await mkdtemp(join(tmpdir(), 'roundtable-demo-')) : resolve(options.keep);
   if (options.keep !== undefined) await mkdir(directory, { recursive: true, mode: 0o700 });
-  const open = storageOpener(options.storage, directory);
+  const postgres = options.storage === 'postgres' ? await openPostgresDemoStore(options.keep !== undefined) : null;
+  const open = postgres?.open ?? storageOpener(options.storage as Exclude<DemoStorageKind, 'postgres'>, directory);
   try {
     const storage = open();
     let result: GraphRunResult;
@@ -99,11 +103,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         roomFiles,
         checks,
         keptIn: options.keep === undefined ? null : directory,
+        postgres: postgres?.description ?? null,
       };
     } finally {
       await reopened.close();
     }
   } finally {
+    await postgres?.dispose();
     if (options.keep === undefined) await rm(directory, { recursive: true, force: true });
   }
 }
