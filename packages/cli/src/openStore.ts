@@ -75,9 +75,9 @@ interface PostgresModule {
   createPostgresStorage(options: { connectionString: string; namespace?: string }): RunStorage | Promise<RunStorage>;
 }
 
-async function loadPostgresAdapter(): Promise<PostgresModule> {
-  // A variable specifier: the PostgreSQL adapter is an optional install, not a dependency.
-  const specifier = '@roundtable/storage-postgres';
+/** The PostgreSQL adapter, an optional install; `specifier` is only ever changed by tests. */
+export async function loadPostgresAdapter(specifier = '@roundtable/storage-postgres'): Promise<PostgresModule> {
+  // Imported by a variable: the adapter is an optional peer, not a dependency.
   try {
     const loaded = (await import(specifier)) as Partial<PostgresModule>;
     if (typeof loaded.createPostgresStorage !== 'function') throw new Error('it does not export createPostgresStorage');

@@ -27,7 +27,7 @@ export function roundtable(args: readonly string[], env: Record<string, string> 
 }
 
 /** Writes a record with the real executor in a child process (see the fixture for scenarios). */
-export function writeRecord(adapter: 'fs' | 'sqlite', path: string, runId: string, scenario: string): Promise<string> {
+export function writeRecord(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string, scenario: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [WRITE_RECORD, adapter, path, runId, scenario], (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`writeRecord ${scenario} failed: ${stderr}`));

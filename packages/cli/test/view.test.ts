@@ -142,9 +142,9 @@ describe.skipIf(!hasChromium)('roundtable view in a real Chromium', () => {
     await writeRecord('fs', store, 'live-run', 'resume');
     const appended = Date.now();
     // A generous wait, not a timing assertion; the latency is printed for the record.
-    await page.waitForFunction("document.querySelector('.room[data-room=\"review\"] pre')?.textContent?.includes('Approved: ship it.')", undefined, { timeout: 15_000 });
+    await page.locator('.room[data-room="review"] pre', { hasText: 'Approved: ship it.' }).waitFor({ timeout: 15_000 });
     console.log(`viewer showed the new turn ${Date.now() - appended} ms after the other process's append finished`);
-    await page.waitForFunction("document.querySelector('h1 .badge')?.textContent === 'complete'", undefined, { timeout: 15_000 });
+    await page.locator('h1 .badge', { hasText: /^complete$/ }).waitFor({ timeout: 15_000 });
     expect(await page.locator('.lane[data-member="reviewer"] .attempt').last().getAttribute('data-outcome')).toBe('completed');
     await page.screenshot({ path: join(SCREENSHOTS, 'viewer-live-complete.png'), fullPage: true });
     await page.close();
@@ -168,7 +168,8 @@ describe.skipIf(!hasChromium)('roundtable view in a real Chromium', () => {
       await page.screenshot({ path: join(SCREENSHOTS, 'viewer-damaged-run.png'), fullPage: true });
       // The fs adapter's listing fails closed when a stream's head cannot be read: the list says why.
       await page.goto(`${otherUrl}#/`);
-      await page.waitForSelector('.problem');
+      // The run page had three problem boxes (report, rooms, events); the list has one.
+      await expect.poll(() => page.locator('.problem').count(), { timeout: 15_000 }).toBe(1);
       expect(await page.locator('.problem').textContent()).toContain('CORRUPT_EVENT_STREAM');
       await page.screenshot({ path: join(SCREENSHOTS, 'viewer-damaged-list.png') });
       await page.close();

@@ -1,5 +1,5 @@
 // Writes a real run record with the real executor, for the CLI's tests (run as a child process).
-// Usage: node writeRecord.mjs <fs|sqlite> <path> <runId> <scenario>
+// Usage: node writeRecord.mjs <fs|sqlite|postgres> <path or connection string> <runId> <scenario>
 //   seed     the demo's conversation: writer, reviewer, writer; complete (3 turns)
 //   paused   the reviewer's decideAction waits for approval: paused
 //   failed   the reviewer throws: failed TEAM_NODE_FAILED
@@ -12,7 +12,12 @@ import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 
 const [adapter, path, runId, scenario] = process.argv.slice(2);
-const storage = adapter === 'fs' ? createFsStorage({ directory: String(path) }) : createSqliteStorage({ filename: String(path) });
+const storage =
+  adapter === 'fs'
+    ? createFsStorage({ directory: String(path) })
+    : adapter === 'postgres'
+      ? (await import('@roundtable/storage-postgres')).createPostgresStorage({ connectionString: String(path) })
+      : createSqliteStorage({ filename: String(path) });
 
 const rooms = scenario === 'hostile'
   ? [{ id: 'review', members: ['writer', 'reviewer'] }, { id: 'side', members: ['writer'] }]
