@@ -77,6 +77,18 @@ describe('roundtable runs', () => {
     expect(row('waiting-run')).toMatch(/\swaiting\s+2\s/);
   });
 
+  it('reads only the namespace given with --namespace', async () => {
+    const path = join(scratch, 'namespaced.sqlite');
+    await writeRecord('sqlite', path, 'team-a-run', 'seed', 'team-a');
+    await writeRecord('sqlite', path, 'default-run', 'seed');
+    const inA = await roundtable(['runs', '--store', path, '--namespace', 'team-a', '-o', 'json']);
+    expect(JSON.parse(inA.stdout).runs.map((run: { runId: string }) => run.runId)).toEqual(['team-a-run']);
+    const inDefault = await roundtable(['runs', '--store', path, '-o', 'json']);
+    expect(JSON.parse(inDefault.stdout).runs.map((run: { runId: string }) => run.runId)).toEqual(['default-run']);
+    expect((await roundtable(['show', 'team-a-run', '--store', path])).code).toBe(2);
+    expect((await roundtable(['show', 'team-a-run', '--store', path, '--namespace', 'team-a'])).code).toBe(0);
+  });
+
   it('prints the documented JSON fields with -o json, and reads ROUNDTABLE_STORE', async () => {
     const result = await roundtable(['runs', '-o', 'json'], { ROUNDTABLE_STORE: sqliteStore });
     expect(result.code).toBe(0);
@@ -276,6 +288,11 @@ describe('roundtable verify', () => {
     });
     expect(output).toMatch(/verifying \[[#-]{30}\] \d+%/);
     expect(output).toContain('ok    seed-run');
+    const rooms = `ROUNDTABLE_PROGRESS_AFTER_MS=0 ${JSON.stringify(process.execPath)} ${JSON.stringify(join(import.meta.dirname, '../dist/main.js'))} rooms seed-run --out ${JSON.stringify(join(scratch, 'tty-rooms'))} --store ${JSON.stringify(fsStore)}`;
+    const roomsOutput = await new Promise<string>((resolve) => {
+      execFile('script', ['-qec', rooms, '/dev/null'], (_error, stdout) => resolve(stdout));
+    });
+    expect(roomsOutput).toMatch(/projecting \[[#-]{30}\] \d+%/);
   });
 });
 

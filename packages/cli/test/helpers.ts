@@ -27,9 +27,9 @@ export function roundtable(args: readonly string[], env: Record<string, string> 
 }
 
 /** Writes a record with the real executor in a child process (see the fixture for scenarios). */
-export function writeRecord(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string, scenario: string): Promise<string> {
+export function writeRecord(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string, scenario: string, namespace = 'default'): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [WRITE_RECORD, adapter, path, runId, scenario], (error, stdout, stderr) => {
+    execFile(process.execPath, [WRITE_RECORD, adapter, path, runId, scenario, namespace], (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`writeRecord ${scenario} failed: ${stderr}`));
       else resolve(stdout);
     });

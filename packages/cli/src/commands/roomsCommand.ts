@@ -4,6 +4,8 @@ import type { CliIo, StoreOptions } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
 import { checkFormat, safe } from '../output.js';
+import { Progress } from '../progress.js';
+import { withReadProgress } from '../progressStorage.js';
 
 /** `roundtable rooms <runId> --out <dir> [--follow]`: projectTeamRooms, or followTeamRooms until SIGINT. */
 export async function roomsCommand(io: CliIo, runId: string, options: StoreOptions & { out?: string; follow?: boolean }): Promise<number> {
@@ -11,8 +13,15 @@ export async function roomsCommand(io: CliIo, runId: string, options: StoreOptio
   if (options.out === undefined || options.out === '') throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
   const directory = options.out;
   return withStorage(io, options, async (storage) => {
-    if ((await storage.head(runId)) === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
-    const projected = await projectTeamRooms({ storage, runId, directory });
+    const head = await storage.head(runId);
+    if (head === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
+    const progress = new Progress(io.stderr, 'projecting', head, io.env);
+    let projected;
+    try {
+      projected = await projectTeamRooms({ storage: withReadProgress(storage, progress), runId, directory });
+    } finally {
+      progress.finish();
+    }
     const index = projected.files.length === 0 ? null : join(dirname(projected.files[0]!.path), roomIndexFileName(storage.identity, runId));
     const print = (result: typeof projected) => {
       if (format === 'json') println(io, JSON.stringify({ revision: result.revision, files: result.files, index }, null, 2));

@@ -1,5 +1,5 @@
 // Writes a real run record with the real executor, for the CLI's tests (run as a child process).
-// Usage: node writeRecord.mjs <fs|sqlite|postgres> <path or connection string> <runId> <scenario>
+// Usage: node writeRecord.mjs <fs|sqlite|postgres> <path or connection string> <runId> <scenario> [namespace]
 //   seed     the demo's conversation: writer, reviewer, writer; complete (3 turns)
 //   paused   the reviewer's decideAction waits for approval: paused
 //   failed   the reviewer throws: failed TEAM_NODE_FAILED
@@ -11,13 +11,13 @@ import { createGraphExecutor } from '@roundtable/scheduler';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 
-const [adapter, path, runId, scenario] = process.argv.slice(2);
+const [adapter, path, runId, scenario, namespace = 'default'] = process.argv.slice(2);
 const storage =
   adapter === 'fs'
-    ? createFsStorage({ directory: String(path) })
+    ? createFsStorage({ directory: String(path), namespace })
     : adapter === 'postgres'
-      ? (await import('@roundtable/storage-postgres')).createPostgresStorage({ connectionString: String(path) })
-      : createSqliteStorage({ filename: String(path) });
+      ? (await import('@roundtable/storage-postgres')).createPostgresStorage({ connectionString: String(path), namespace })
+      : createSqliteStorage({ filename: String(path), namespace });
 
 const rooms = scenario === 'hostile'
   ? [{ id: 'review', members: ['writer', 'reviewer'] }, { id: 'side', members: ['writer'] }]
