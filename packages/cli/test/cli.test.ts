@@ -274,6 +274,16 @@ describe('roundtable verify', () => {
     const events = await roundtable(['events', 'seed-run', '--store', damagedSqlite]);
     expect(events.code).toBe(1);
     expect(events.stderr).toMatch(/^roundtable: CORRUPT_EVENT_STREAM: /);
+    // The follow paths over the damaged record end too, with the typed error and exit 1 (no hang).
+    const tailFollow = startRoundtable(['tail', 'seed-run', '-f', '--store', damagedSqlite]);
+    const eventsFollow = startRoundtable(['events', 'seed-run', '-f', '--store', damagedSqlite]);
+    const [tailCode, eventsCode] = await Promise.all([
+      new Promise<number | null>((resolve) => tailFollow.child.once('exit', resolve)),
+      new Promise<number | null>((resolve) => eventsFollow.child.once('exit', resolve)),
+    ]);
+    expect([tailCode, eventsCode]).toEqual([1, 1]);
+    expect(tailFollow.stderr()).toMatch(/^roundtable: CORRUPT_EVENT_STREAM: /);
+    expect(eventsFollow.stderr()).toMatch(/^roundtable: CORRUPT_EVENT_STREAM: /);
     for (const output of [fsResult, sqliteResult, show, events]) expect(output.stderr + output.stdout).not.toMatch(STACK_LINE);
   });
 
