@@ -5,12 +5,14 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchAiSdkOverhead } from './aiSdkOverhead.js';
+import { benchFollow } from './followWorkload.js';
 import { benchGraphFold } from './graphFold.js';
 import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.js';
+import { benchPostgresPingPong } from './postgresWorkloads.js';
 import type { AdapterName } from './workloads.js';
 
 interface Job {
-  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead';
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong';
   readonly adapter: AdapterName | 'none';
   readonly size: number;
   readonly batchSize?: number;
@@ -31,6 +33,10 @@ async function runChild(job: Job): Promise<Numbers> {
       return { ...(await benchStorage(job.adapter as AdapterName, job.size, job.batchSize ?? 1)) };
     case 'ai-sdk-overhead':
       return { ...(await benchAiSdkOverhead(job.size)) };
+    case 'follow':
+      return { ...(await benchFollow(job.adapter as AdapterName, job.size, job.batchSize)) };
+    case 'postgres-ping-pong':
+      return { ...(await benchPostgresPingPong(job.size)) };
   }
 }
 
@@ -72,6 +78,8 @@ function plan(quick: boolean): Job[] {
   for (const adapter of ADAPTERS) for (const size of sizes) jobs.push({ workload: 'ping-pong', adapter, size, repeats: repeatsFor(size) });
   for (const adapter of ADAPTERS) jobs.push({ workload: 'fan-out', adapter, size: quick ? 1_000 : 20_000, repeats: quick ? 1 : 3 });
   for (const size of quick ? [1_000] : [1_000, 10_000]) jobs.push({ workload: 'ai-sdk-overhead', adapter: 'memory', size, repeats: quick ? 3 : 5 });
+  for (const adapter of ADAPTERS) jobs.push({ workload: 'follow', adapter, size: quick ? 10_000 : 100_000, batchSize: 10, repeats: 1 });
+  for (const size of [1_000, 10_000]) jobs.push({ workload: 'postgres-ping-pong', adapter: 'none', size, repeats: quick ? 1 : 3 });
   return jobs;
 }
 
@@ -107,12 +115,12 @@ async function main(): Promise<void> {
   }
   // Flatness: µs per unit at the largest size over the smallest, per workload and adapter.
   const flatness = [];
-  for (const workload of ['graph-fold', 'ping-pong', 'storage-append'] as const) {
+  for (const workload of ['graph-fold', 'ping-pong', 'storage-append', 'postgres-ping-pong'] as const) {
     for (const adapter of ['none', ...ADAPTERS]) {
       for (const batchSize of workload === 'storage-append' ? [1, 100] : [undefined]) {
         const rows = results.filter((row) => row.workload === workload && row.adapter === adapter && row.batchSize === batchSize);
         if (rows.length < 2) continue;
-        const metric = workload === 'graph-fold' ? ['usPerEvent'] : workload === 'ping-pong' ? ['usPerTurn'] : null;
+        const metric = workload === 'graph-fold' ? ['usPerEvent'] : workload === 'storage-append' ? null : ['usPerTurn'];
         const small = rows[0]!;
         const large = rows.at(-1)!;
         const ratio =

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { aiSdkEngine, usageLines } from './aiSdkEngine.js';
-import { runDemo } from './runDemo.js';
+import { inspectCommands } from './inspectCommands.js';
+import { RUN_ID, runDemo } from './runDemo.js';
 import type { DemoReport, DemoStorageKind } from './runDemo.js';
 
-const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite'];
+const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite', 'postgres'];
 
 const ENGINES = ['functions', 'ai-sdk'] as const;
 
@@ -22,7 +23,10 @@ function print(report: DemoReport, engine: string): void {
   for (const file of report.roomFiles) out.push(`Room ${file.roomId}: ${report.keptIn === null ? '(removed with the temporary directory)' : file.path}`);
   out.push('', 'Checks:');
   for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
+  if (report.postgres !== null) out.push('', `PostgreSQL record: ${report.postgres}`);
   if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
+  const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, RUN_ID);
+  if (commands.length > 0) out.push('', 'Inspect the kept record:', ...commands.map((command) => `  ${command}`));
   out.push('', report.ok ? 'Success: the conversation completed, replayed without re-running, and projected its room.' : 'FAILED: see the checks above.');
   console.log(out.join('\n'));
 }
@@ -33,7 +37,8 @@ async function main(): Promise<number> {
     options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, engine: { type: 'string', default: 'functions' }, help: { type: 'boolean', short: 'h' } },
   });
   if (values.help) {
-    console.log('Usage: pnpm demo [--storage memory|fs|sqlite] [--keep DIR] [--engine functions|ai-sdk]');
+    console.log('Usage: pnpm demo [--storage memory|fs|sqlite|postgres] [--keep DIR] [--engine functions|ai-sdk]');
+    console.log('  --storage postgres: uses ROUNDTABLE_POSTGRES_URL, or starts an embedded PostgreSQL for the demo.');
     console.log('  --engine ai-sdk: model-backed members; offline a scripted mock model, or a real');
     console.log('  OpenAI-compatible model when OPENAI_API_KEY is set (OPENAI_BASE_URL, ROUNDTABLE_MODEL).');
     return 0;

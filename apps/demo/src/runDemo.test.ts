@@ -2,14 +2,16 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runDemo } from './runDemo.js';
+import { existsSync } from 'node:fs';
+import { inspectCommands } from './inspectCommands.js';
+import { RUN_ID, runDemo } from './runDemo.js';
 
 async function demoTemps(): Promise<string[]> {
   return (await readdir(tmpdir())).filter((name) => name.startsWith('roundtable-demo-'));
 }
 
 describe('the team-conversation demo', () => {
-  it.each(['memory', 'fs', 'sqlite'] as const)('succeeds on %s storage and leaves no temporary files', async (storage) => {
+  it.each(['memory', 'fs', 'sqlite', 'postgres'] as const)('succeeds on %s storage and leaves no temporary files', async (storage) => {
     const before = await demoTemps();
     const report = await runDemo({ storage });
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
@@ -18,6 +20,7 @@ describe('the team-conversation demo', () => {
     expect(report.messages.map((message) => message.id)).toEqual(['team/writer/1/0', 'team/reviewer/1/0']);
     expect(report.roomFiles[0]!.text).toContain('reviewer [team/reviewer/1/0] @writer: ');
     expect(await demoTemps()).toEqual(before);
+    expect(report.postgres === null).toBe(storage !== 'postgres');
   });
 
   it('keeps the record and room files with --keep', async () => {
@@ -27,7 +30,26 @@ describe('the team-conversation demo', () => {
       expect(report.ok).toBe(true);
       const kept = await readdir(keep);
       expect(kept).toEqual(expect.arrayContaining(['record.sqlite', 'rooms']));
-      expect(await readdir(join(keep, 'rooms'))).toHaveLength(1);
+      // The review room's file and the run's room index beside it.
+      expect((await readdir(join(keep, 'rooms'))).map((name) => name.replace(/-[0-9a-f]{64}/, '')).sort()).toEqual(['roundtable-room.txt', 'roundtable-run.json']);
+    } finally {
+      await rm(keep, { recursive: true, force: true });
+    }
+  });
+
+  it('names the roundtable commands that inspect the kept record, for the durable stores only', async () => {
+    const keep = await mkdtemp(join(tmpdir(), 'demo-keep-'));
+    try {
+      for (const storage of ['fs', 'sqlite'] as const) {
+        const report = await runDemo({ storage, keep });
+        const commands = inspectCommands(storage, report.keptIn!, RUN_ID);
+        const store = storage === 'fs' ? `fs:${join(keep, 'record')}` : `sqlite:${join(keep, 'record.sqlite')}`;
+        expect(commands).toContain(`pnpm roundtable show ${RUN_ID} --store ${store}`);
+        expect(commands.every((command) => command.startsWith('pnpm roundtable ') && command.endsWith(`--store ${store}`))).toBe(true);
+        expect(existsSync(store.replace(/^(fs|sqlite):/, ''))).toBe(true);
+      }
+      expect(inspectCommands('memory', keep, RUN_ID)).toEqual([]);
+      expect(inspectCommands('fs', "/tmp/it's here", RUN_ID)[0]).toBe("pnpm roundtable runs --store 'fs:/tmp/it'\\''s here/record'");
     } finally {
       await rm(keep, { recursive: true, force: true });
     }

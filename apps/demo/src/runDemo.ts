@@ -6,9 +6,10 @@ import type { GraphRunResult, RunStorage, TeamMessage } from '@roundtable/runtim
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 import type { DemoEngine } from './aiSdkEngine.js';
+import { openPostgresDemoStore } from './postgresDemoStore.js';
 import { REVIEW_REPLY, releaseGraph, releaseNodes } from './teamConversation.js';
 
-export type DemoStorageKind = 'memory' | 'fs' | 'sqlite';
+export type DemoStorageKind = 'memory' | 'fs' | 'sqlite' | 'postgres';
 
 export interface DemoOptions {
   readonly storage: DemoStorageKind;
@@ -29,12 +30,14 @@ export interface DemoReport {
   readonly checks: readonly { name: string; ok: boolean }[];
   readonly keptIn: string | null;
   readonly result: GraphRunResult;
+  /** Where a PostgreSQL record is (server without password, and schema); null on the other adapters. */
+  readonly postgres: string | null;
 }
 
-const RUN_ID = 'release-team-run';
+export const RUN_ID = 'release-team-run';
 
 /** Opens a storage instance over the demo's record; called twice to show a real reopen. */
-function storageOpener(kind: DemoStorageKind, directory: string): () => RunStorage {
+function storageOpener(kind: Exclude<DemoStorageKind, 'postgres'>, directory: string): () => RunStorage {
   if (kind === 'memory') {
     const backing = createMemoryBacking();
     return () => createMemoryStorage({ backing });
@@ -58,7 +61,8 @@ async function readRecord(storage: RunStorage) {
 export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   const directory = options.keep === undefined ? await mkdtemp(join(tmpdir(), 'roundtable-demo-')) : resolve(options.keep);
   if (options.keep !== undefined) await mkdir(directory, { recursive: true, mode: 0o700 });
-  const open = storageOpener(options.storage, directory);
+  const postgres = options.storage === 'postgres' ? await openPostgresDemoStore(options.keep !== undefined) : null;
+  const open = postgres?.open ?? storageOpener(options.storage as Exclude<DemoStorageKind, 'postgres'>, directory);
   try {
     const storage = open();
     let result: GraphRunResult;
@@ -110,11 +114,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         checks,
         keptIn: options.keep === undefined ? null : directory,
         result,
+        postgres: postgres?.description ?? null,
       };
     } finally {
       await reopened.close();
     }
   } finally {
+    await postgres?.dispose();
     if (options.keep === undefined) await rm(directory, { recursive: true, force: true });
   }
 }

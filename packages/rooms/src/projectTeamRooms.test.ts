@@ -8,7 +8,7 @@ import { createGraphExecutor } from '@roundtable/scheduler';
 import type { RunStorage, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
-import { escapeRoomField, projectTeamRooms } from './index.js';
+import { escapeRoomField, projectTeamRooms, roomIndexFileName } from './index.js';
 
 let directory: string;
 let scratch: string;
@@ -73,6 +73,28 @@ describe('projectTeamRooms', () => {
       expect(file.path).toMatch(/roundtable-room-[0-9a-f]{64}\.txt$/);
       expect((await lstat(file.path)).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it('writes the run index roundtable-run-<hex>.json naming each room file, replaced atomically on every projection', async () => {
+    const storage = createMemoryStorage();
+    await runTeam(storage, 'run-1', team([{ id: 'review', members: ['writer', 'reviewer'] }, { id: '../quiet', members: ['writer'] }]), 'hi', 'review');
+    const projected = await projectTeamRooms({ storage, runId: 'run-1', directory });
+    const name = roomIndexFileName(storage.identity, 'run-1');
+    expect(name).toMatch(/^roundtable-run-[0-9a-f]{64}\.json$/);
+    const indexPath = join(directory, name);
+    expect(JSON.parse(await readFile(indexPath, 'utf8'))).toEqual({
+      runId: 'run-1',
+      revision: projected.revision,
+      rooms: projected.files.map((file) => ({ roomId: file.roomId, file: basename(file.path) })),
+    });
+    expect((await lstat(indexPath)).mode & 0o777).toBe(0o600);
+    expect((await readdir(directory)).sort()).toEqual([name, ...projected.files.map((file) => basename(file.path))].sort());
+    // Another run, namespace or store gets another index name.
+    expect(roomIndexFileName(storage.identity, 'run-2')).not.toBe(name);
+    expect(roomIndexFileName({ ...storage.identity, namespace: 'other' }, 'run-1')).not.toBe(name);
+    const before = await readFile(indexPath);
+    await projectTeamRooms({ storage, runId: 'run-1', directory });
+    expect(await readFile(indexPath)).toEqual(before);
   });
 
   it('keeps traversal-style and 300-character room ids inside the directory, one line each', async () => {

@@ -14,6 +14,8 @@ describe('@roundtable/runtime', () => {
       'createMemoryStorage', 'createMemoryBacking',
       'createGraphExecutor', 'loadRunDefinition', 'AttemptFailureCodes', 'teamMembers', 'teamOutput', 'teamMemberResult', 'DEFAULT_RETRY_CODES',
       'projectTeamRooms', 'escapeRoomField', 'formatRoomLine',
+      'followTeamRooms', 'isRoomsError', 'RoomsError', 'roomIndexFileName',
+      'followStream',
       'defineResultContract', 'teamResultContract', 'ResultContractError',
     ];
     for (const name of names) expect(runtime, name).toHaveProperty(name);

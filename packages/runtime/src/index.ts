@@ -55,6 +55,8 @@ export type {
 // storage port
 export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS, StorageError, StorageErrorCodes, isStorageError } from '@roundtable/storage';
 export type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions, StoredEvent } from '@roundtable/storage';
+export { followStream } from '@roundtable/storage';
+export type { FollowStreamOptions } from '@roundtable/storage';
 
 // memory adapter
 export { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
@@ -94,6 +96,8 @@ export type {
 // rooms
 export { escapeRoomField, formatRoomLine, projectTeamRooms } from '@roundtable/rooms';
 export type { ProjectTeamRoomsOptions, ProjectedRoomFile, ProjectedRooms } from '@roundtable/rooms';
+export { RoomsError, RoomsErrorCodes, followTeamRooms, isRoomsError, roomFileName, roomIndexFileName } from '@roundtable/rooms';
+export type { FollowTeamRoomsOptions, RoomsErrorCode } from '@roundtable/rooms';
 
 // contracts
 export { ResultContractError, ResultContractErrorCodes, defineResultContract, teamResultContract } from '@roundtable/contracts';

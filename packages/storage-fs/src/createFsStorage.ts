@@ -4,6 +4,7 @@ import {
   StorageError,
   assertRevision,
   assertStreamId,
+  changeHints,
   corruptStream,
   duplicateEventId,
   prepareAppend,
@@ -18,6 +19,7 @@ import { folderNameOf, idOfFolderName } from './folderName.js';
 import { directoryExists, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
 import { StreamState } from './streamState.js';
 import { removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
+import { watchStreamFolder } from './watchStreamFolder.js';
 
 export const FS_STORAGE_ADAPTER = '@roundtable/storage-fs';
 
@@ -40,6 +42,7 @@ class FsRunStorage implements RunStorage {
   readonly identity: StorageIdentity;
   private readonly streamStates = new Map<string, StreamState>();
   private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly config: StorageConfig,
@@ -152,8 +155,21 @@ class FsRunStorage implements RunStorage {
     }
   }
 
+  /**
+   * Change hints for `followStream`: a watch of the stream's folder (of the namespace folder
+   * until the stream folder exists). They end when `signal` aborts or this instance closes.
+   * Where the platform cannot watch, no hint comes and followers poll.
+   */
+  changes(streamId: string, signal: AbortSignal): AsyncIterable<void> {
+    this.assertOpen();
+    assertStreamId(streamId);
+    const folder = this.stateOf(streamId).folder;
+    return changeHints(AbortSignal.any([signal, this.closing.signal]), (notify) => watchStreamFolder(folder, notify));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     await Promise.all([...this.streamStates.values()].map((state) => state.idle()));
   }
 

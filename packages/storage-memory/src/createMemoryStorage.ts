@@ -1,6 +1,6 @@
-import { StorageError, assertRevision, assertStreamId, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions } from '@roundtable/storage';
+import { StorageError, assertRevision, changeHints, assertStreamId, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions } from '@roundtable/storage';
 import type { NewEvent, ReadOptions, RunStorage, StorageConfig, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
-import { backingState, createMemoryBacking, exclusively } from './memoryBacking.js';
+import { addListener, backingState, createMemoryBacking, exclusively, notifyListeners } from './memoryBacking.js';
 import type { MemoryBacking, MemoryBackingState, MemoryStream } from './memoryBacking.js';
 import { MEMORY_STORAGE_ADAPTER, MEMORY_STORAGE_VERSION } from './version.js';
 
@@ -21,6 +21,7 @@ function deepFreeze<T>(value: T): T {
 class MemoryStorage implements RunStorage {
   readonly identity: StorageIdentity;
   private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly config: StorageConfig,
@@ -76,6 +77,7 @@ class MemoryStorage implements RunStorage {
         target.eventIds.add(prepared.eventIds[index]!);
       }
       if (stream === undefined) namespace.set(streamId, target);
+      notifyListeners(this.state, this.config.namespace, streamId);
       return prepared.nextHead;
     });
   }
@@ -90,8 +92,17 @@ class MemoryStorage implements RunStorage {
     }
   }
 
+  /** Change hints for `followStream`: told in-process the moment an append through any instance of this backing commits. */
+  changes(streamId: string, signal: AbortSignal): AsyncIterable<void> {
+    this.assertOpen();
+    assertStreamId(streamId);
+    // Hints end when the caller aborts or this instance closes.
+    return changeHints(AbortSignal.any([signal, this.closing.signal]), (notify) => addListener(this.state, this.config.namespace, streamId, notify));
+  }
+
   close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     return Promise.resolve();
   }
 

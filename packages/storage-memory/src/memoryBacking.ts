@@ -23,6 +23,31 @@ export interface MemoryBackingState {
   readonly namespaces: Map<string, Map<string, MemoryStream>>;
   /** The tail of the append queue: appends through any instance of this backing run one at a time. */
   tail: Promise<unknown>;
+  /** Change-hint listeners by `listenerKey(namespace, streamId)`, told after each committed append. */
+  readonly listeners: Map<string, Set<() => void>>;
+}
+
+/** The key of a stream's change-hint listeners. */
+export function listenerKey(namespace: string, streamId: string): string {
+  return `${namespace}\u0000${streamId}`;
+}
+
+/** Tells every instance following this stream that it grew. */
+export function notifyListeners(state: MemoryBackingState, namespace: string, streamId: string): void {
+  const listeners = state.listeners.get(listenerKey(namespace, streamId));
+  if (listeners !== undefined) for (const listener of [...listeners]) listener();
+}
+
+/** Adds a listener for a stream; returns the function that removes it. */
+export function addListener(state: MemoryBackingState, namespace: string, streamId: string, listener: () => void): () => void {
+  const key = listenerKey(namespace, streamId);
+  let listeners = state.listeners.get(key);
+  if (listeners === undefined) state.listeners.set(key, (listeners = new Set()));
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && state.listeners.get(key) === listeners) state.listeners.delete(key);
+  };
 }
 
 const states = new WeakMap<MemoryBacking, MemoryBackingState>();
@@ -32,7 +57,7 @@ let backings = 0;
 export function createMemoryBacking(): MemoryBacking {
   backings++;
   const backing: MemoryBacking = Object.freeze({ id: `${backings}-${Math.random().toString(36).slice(2, 10)}` });
-  states.set(backing, { namespaces: new Map(), tail: Promise.resolve() });
+  states.set(backing, { namespaces: new Map(), tail: Promise.resolve(), listeners: new Map() });
   return backing;
 }
 

@@ -1,8 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StorageError, assertRevision, assertStreamId, corruptStream, duplicateEventId, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, changeHints, corruptStream, duplicateEventId, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
+import { DataVersionHints } from './dataVersionHints.js';
 import { bodyChecksum, decodeEventRow } from './eventRow.js';
 import type { EventRow } from './eventRow.js';
 import { openDatabase } from './openDatabase.js';
@@ -79,6 +80,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
   const statements = prepareStatements(db);
   const identity: StorageIdentity = Object.freeze({ adapter: ADAPTER, version: packageJson.version, namespace, location: config.location });
   let closed = false;
+  const hints = new DataVersionHints(config.location, config.busyTimeoutMs);
+  const closing = new AbortController();
 
   const context = (streamId?: string): SqliteErrorContext => ({ location: config.location, busyTimeoutMs: config.busyTimeoutMs, streamId });
 
@@ -183,10 +186,18 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
     read,
     append,
     streams,
+    // Hints from `PRAGMA data_version` on a connection of their own; they end on abort or close.
+    changes: (streamId, signal) => {
+      assertOpen();
+      assertStreamId(streamId);
+      return changeHints(AbortSignal.any([signal, closing.signal]), (notify) => hints.subscribe(notify));
+    },
     close: () =>
       settle(() => {
         if (closed) return;
         closed = true;
+        closing.abort();
+        hints.stop();
         db.close();
       }),
   };

@@ -157,6 +157,9 @@ describe('runStorageConformance', () => {
       'identity',
       'closed-instance-rejects',
       'random-operations-match-model',
+      'follow-across-instances',
+      'follow-abort-ends',
+      'follow-after-head',
     ]);
   });
 
@@ -176,6 +179,27 @@ describe('runStorageConformance', () => {
     });
     expect(result.ok).toBe(false);
     expect(failedCases(result)).toContain('durable-append-across-reopen');
+  });
+
+  it('catches an adapter whose instances never see what other instances append after their first read', async () => {
+    const result = await runKit((backing, options) => {
+      const inner = createReferenceStorage(backing, options);
+      const frozen = new Map<string, number>();
+      const frozenHead = async (streamId: string) => {
+        if (!frozen.has(streamId)) frozen.set(streamId, await inner.head(streamId));
+        return frozen.get(streamId)!;
+      };
+      return {
+        ...inner,
+        head: frozenHead,
+        async *read(streamId, readOptions = {}) {
+          const head = await frozenHead(streamId);
+          for await (const event of inner.read(streamId, readOptions)) if (event.revision <= head) yield event;
+        },
+      };
+    });
+    expect(result.ok).toBe(false);
+    expect(failedCases(result)).toContain('follow-across-instances');
   });
 
   it('catches an adapter whose instances do not share the backing data', async () => {

@@ -18,3 +18,6 @@ export {
 } from './prepareAppend.js';
 export type { PreparedAppend, StorageConfig } from './prepareAppend.js';
 export { findKnownSecret } from './knownSecrets.js';
+export { changeHints } from './changeHints.js';
+export { DEFAULT_FOLLOW_POLL_INTERVAL_MS, followStream } from './followStream.js';
+export type { FollowStreamOptions } from './followStream.js';

@@ -24,6 +24,12 @@ export interface RunStorage {
   append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number>;
   streams(): AsyncIterable<{ streamId: string; head: number }>;
   close(): Promise<void>;
+  /**
+   * Optional change hints for `followStream`: each item means "something may have been
+   * appended to this stream; read". Hints carry no data and may be spurious or coalesced;
+   * correctness always comes from `read`. The iterable ends when `signal` aborts.
+   */
+  changes?(streamId: string, signal: AbortSignal): AsyncIterable<void>;
 }
 
 export interface StorageLimits {

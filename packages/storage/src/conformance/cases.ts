@@ -1,5 +1,6 @@
 import type { ConformanceCaseDefinition } from './caseDefinition.js';
 import { durabilityCases } from './durabilityCases.js';
+import { followCases } from './followCases.js';
 import { instanceCases } from './instanceCases.js';
 import { limitCases } from './limitCases.js';
 import { modelCases } from './modelCase.js';
@@ -20,4 +21,5 @@ export const conformanceCases: readonly ConformanceCaseDefinition[] = [
   ...secretCases,
   ...instanceCases,
   ...modelCases,
+  ...followCases,
 ];

@@ -143,6 +143,8 @@ export class CaseContext {
     private readonly token: string,
     readonly caseName: string,
     readonly seed: number,
+    /** How long the case may take; cases that wait for something derive their own waits from it. */
+    readonly caseTimeoutMs = 120_000,
   ) {}
 
   /** A fresh instance over the shared backing data. */

@@ -97,7 +97,7 @@ export async function runStorageConformance(options: StorageConformanceOptions):
   const token = runToken();
 
   for (const definition of selectCases(options.only, failures)) {
-    const context = new CaseContext(options.create, token, definition.name, seed);
+    const context = new CaseContext(options.create, token, definition.name, seed, timeoutMs);
     const started = Date.now();
     let ok = true;
     try {

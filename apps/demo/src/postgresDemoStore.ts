@@ -1,0 +1,40 @@
+import type { RunStorage } from '@roundtable/runtime';
+import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { createTestDatabase, postgresServer } from '@roundtable/test-utils';
+
+/** Where the demo keeps its record on PostgreSQL, and how to clean up afterwards. */
+export interface PostgresDemoStore {
+  readonly open: () => RunStorage;
+  /** What to print: the database (without user or password) and what happens to it. */
+  readonly description: string;
+  /** Drops the demo's database unless it is kept, and stops (and removes) a server the demo started. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * `ROUNDTABLE_POSTGRES_URL` when it is set, otherwise an embedded PostgreSQL started for this
+ * demo. The record goes into a database of its own (`roundtable_demo_<random>`), so running the
+ * demo again against the same server never meets an earlier run.
+ */
+export async function openPostgresDemoStore(keep: boolean): Promise<PostgresDemoStore> {
+  const server = await postgresServer();
+  try {
+    const database = await createTestDatabase(server.url, 'roundtable_demo');
+    const open = () => createPostgresStorage({ connectionString: database.url });
+    const fate = server.embedded ? 'on an embedded server, removed when the demo ends' : keep ? 'kept' : 'dropped afterwards';
+    return {
+      open,
+      description: `${open().identity.location} (${fate})`,
+      dispose: async () => {
+        try {
+          if (!keep) await database.drop();
+        } finally {
+          await server.stop();
+        }
+      },
+    };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}

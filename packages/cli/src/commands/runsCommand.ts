@@ -1,0 +1,50 @@
+import type { CliIo, StoreOptions } from '../cliContext.js';
+import { ExitCodes, println, withStorage } from '../cliContext.js';
+import { checkFormat, safe, table } from '../output.js';
+import { readRun } from '../readRun.js';
+import type { RunReport } from '../runInspector.js';
+
+/** One run as `runs -o json` lists it. */
+export interface RunListing {
+  readonly runId: string;
+  readonly definitionId: string | null;
+  readonly kind: string | null;
+  readonly status: RunReport['status'];
+  readonly turns: number;
+  readonly revision: number;
+  readonly lastEventAt: string | null;
+}
+
+export function runListing(report: RunReport): RunListing {
+  return {
+    runId: report.runId,
+    definitionId: report.definition?.id ?? null,
+    kind: report.definition?.kind ?? null,
+    status: report.status,
+    turns: report.turns,
+    revision: report.revision,
+    lastEventAt: report.lastEventAt,
+  };
+}
+
+/** `roundtable runs`: every run of the namespace with its status. Exit 1 when a run is unreadable. */
+export async function runsCommand(io: CliIo, options: StoreOptions): Promise<number> {
+  const format = checkFormat(options.output, ['text', 'json']);
+  return withStorage(io, options, async (storage) => {
+    const listings: RunListing[] = [];
+    for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report()));
+    if (format === 'json') println(io, JSON.stringify({ runs: listings }, null, 2));
+    else if (listings.length === 0) println(io, 'No runs.');
+    else {
+      const rows = listings.map((run) => [
+        safe(run.runId),
+        safe(run.definitionId ?? '-'),
+        safe(run.status.text),
+        String(run.turns),
+        safe(run.lastEventAt ?? '-'),
+      ]);
+      println(io, table(['RUN', 'TEAM', 'STATUS', 'TURNS', 'LAST EVENT'], rows));
+    }
+    return listings.some((run) => run.status.kind === 'unreadable') ? ExitCodes.NOT_WELL : ExitCodes.OK;
+  });
+}

@@ -1,0 +1,73 @@
+import type { CliIo, StoreOptions } from '../cliContext.js';
+import { ExitCodes, println, withStorage } from '../cliContext.js';
+import { checkFormat, formatDuration, safe, safeJson, table } from '../output.js';
+import { readRun } from '../readRun.js';
+import type { AttemptRecord, RunReport } from '../runInspector.js';
+
+function outcomeText(attempt: AttemptRecord): string {
+  switch (attempt.outcome) {
+    case 'failed':
+    case 'refused':
+    case 'retried':
+      return `${attempt.outcome} ${safe(attempt.code ?? '?')}`;
+    case 'paused':
+      return `paused: ${safe(attempt.reason ?? '')}`;
+    case 'not-started':
+      return attempt.startedAt === null && attempt.revisions.length > 1 ? 'resumed, not restarted' : 'dispatched, not started';
+    default:
+      return attempt.outcome;
+  }
+}
+
+function postsText(attempt: AttemptRecord): string {
+  if (attempt.posts.length === 0) return '';
+  return attempt.posts.map((post) => `${safe(post.roomId)}${post.mentions.map((mention) => ` @${safe(mention)}`).join('')}`).join('; ');
+}
+
+/** The run's timeline and outcome as lines for people; every string from the record escaped. */
+export function showText(report: RunReport): string {
+  const lines: string[] = [];
+  const definition = report.definition;
+  lines.push(
+    `Run ${safe(report.runId)}: ${definition === null ? 'no definition' : `${safe(definition.kind)} ${safe(definition.id ?? '?')} (definition v${definition.definitionVersion ?? '?'}, type v${definition.typeVersion})`}, ${report.revision} events, ${report.turns} turns`,
+  );
+  if (report.attempts.length > 0) {
+    lines.push('');
+    const rows = report.attempts.map((attempt) => [
+      safe(attempt.position),
+      safe(attempt.nodeId),
+      attempt.attempt === 0 ? '-' : String(attempt.attempt),
+      outcomeText(attempt),
+      formatDuration(attempt.durationMs),
+      postsText(attempt),
+    ]);
+    lines.push(table(['POSITION', 'MEMBER', 'ATTEMPT', 'OUTCOME', 'DURATION', 'POSTS'], rows));
+  }
+  lines.push('', `Outcome: ${safe(report.status.text)}`);
+  const status = report.status;
+  if (status.kind === 'complete' && definition?.kind === 'team') {
+    const output = status.output as { agents?: { name: string; result: { summary?: string } | null }[] } | undefined;
+    for (const agent of output?.agents ?? []) lines.push(`  ${safe(agent.name)}: ${safe(agent.result?.summary ?? '(no turn)')}`);
+  } else if (status.kind === 'complete') {
+    lines.push(`  output: ${safeJson(status.output)}`);
+  }
+  if (status.kind === 'failed') {
+    lines.push(`  ${safe(status.message ?? '')}`);
+    for (const failure of status.failures ?? []) lines.push(`  ${safe(failure.memberId)} at ${safe(failure.position)}: ${safe(failure.code)} ${safe(failure.message)}`);
+  }
+  if (status.kind === 'paused') lines.push(`  at ${safe(status.positions?.[0] ?? '?')}, request ${safeJson(status.request ?? null)}`);
+  if (status.kind === 'waiting') lines.push(`  attempts without an outcome (running elsewhere, or their process stopped): ${status.positions?.map(safe).join(', ')}`);
+  if (status.kind === 'in-flight') lines.push(`  next: ${status.positions?.map(safe).join(', ')}`);
+  if (report.problem !== null) lines.push(`  at revision ${report.problem.revision}: ${safe(report.problem.code)}: ${safe(report.problem.message)}`);
+  return lines.join('\n');
+}
+
+/** `roundtable show <runId>`. Exit 1 for a failed or unreadable run. */
+export async function showCommand(io: CliIo, runId: string, options: StoreOptions): Promise<number> {
+  const format = checkFormat(options.output, ['text', 'json']);
+  return withStorage(io, options, async (storage) => {
+    const report = (await readRun(storage, runId)).report();
+    println(io, format === 'json' ? JSON.stringify(report, null, 2) : showText(report));
+    return report.status.kind === 'failed' || report.status.kind === 'unreadable' ? ExitCodes.NOT_WELL : ExitCodes.OK;
+  });
+}

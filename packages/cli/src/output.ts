@@ -1,0 +1,45 @@
+import { escapeRoomField } from '@roundtable/rooms';
+import { CliError } from './cliError.js';
+
+export type OutputFormat = 'text' | 'json' | 'jsonl';
+
+/** A string from the record, made safe for a terminal: one line, no control characters. */
+export function safe(value: unknown): string {
+  return escapeRoomField(typeof value === 'string' ? value : String(value));
+}
+
+/** JSON for a terminal line: JSON.stringify, then every control character left escaped. */
+export function safeJson(value: unknown): string {
+  return escapeRoomField(JSON.stringify(value) ?? 'undefined');
+}
+
+export function checkFormat(value: unknown, allowed: readonly OutputFormat[]): OutputFormat {
+  const format = value === undefined ? 'text' : value;
+  if (typeof format !== 'string' || !allowed.includes(format as OutputFormat)) {
+    throw new CliError('USAGE', `-o must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}.`);
+  }
+  return format as OutputFormat;
+}
+
+/** Left-aligned columns, two spaces apart; cells are already safe. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function parseNonNegativeInteger(value: string, option: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new CliError('USAGE', `${option} must be a non-negative integer, not ${JSON.stringify(value)}.`);
+  return Number(value);
+}

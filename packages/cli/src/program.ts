@@ -1,0 +1,113 @@
+import { Command, CommanderError, Option } from 'commander';
+import { isRoundtableError } from '@roundtable/core';
+import packageJson from '../package.json' with { type: 'json' };
+import type { CliIo } from './cliContext.js';
+import { ExitCodes } from './cliContext.js';
+import { eventsCommand } from './commands/eventsCommand.js';
+import { roomsCommand } from './commands/roomsCommand.js';
+import { runsCommand } from './commands/runsCommand.js';
+import { showCommand } from './commands/showCommand.js';
+import { tailCommand } from './commands/tailCommand.js';
+import { verifyCommand } from './commands/verifyCommand.js';
+import { viewCommand } from './commands/viewCommand.js';
+import { safe } from './output.js';
+
+/** Codes that say the record itself is not well (exit 1) rather than that it could not be used (exit 2). */
+const RECORD_CODES = new Set(['CORRUPT_EVENT_STREAM', 'INVALID_EVENT', 'UNSUPPORTED_ENVELOPE_VERSION', 'STORED_GRAPH_MISMATCH', 'EMPTY_DECISION']);
+
+function addStoreOptions(command: Command, formats: string): Command {
+  return command
+    .option('--store <url>', 'fs:DIR or a directory, sqlite:FILE or a .sqlite/.db file, postgres://… (default: $ROUNDTABLE_STORE)')
+    .option('--namespace <name>', 'the storage namespace (default: "default")')
+    .addOption(new Option('-o, --output <format>', `output format: ${formats}`));
+}
+
+/** The exit code for an error a command threw, after printing it as `roundtable: CODE: message` (never a stack). */
+function reportError(io: CliIo, error: unknown): number {
+  if (isRoundtableError(error)) {
+    io.stderr.write(`roundtable: ${safe(error.code)}: ${safe(error.message)}\n`);
+    return RECORD_CODES.has(error.code) ? ExitCodes.NOT_WELL : ExitCodes.USAGE;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`roundtable: UNEXPECTED: ${safe(message)}\n`);
+  return ExitCodes.USAGE;
+}
+
+function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('roundtable')
+    .description('Inspect, verify, project, follow and view stored Roundtable runs. It reads; it never appends.')
+    .version(packageJson.version)
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showHelpAfterError('(run roundtable --help for usage)');
+  const run = <A extends unknown[]>(action: (...args: A) => Promise<number>) =>
+    async (...args: A): Promise<void> => {
+      setExit(await action(...args));
+    };
+
+  addStoreOptions(program.command('runs').description('list every run: id, team, status, turns, last event time'), 'text, json').action(
+    run((options: Record<string, string>) => runsCommand(io, options)),
+  );
+  addStoreOptions(program.command('show').argument('<runId>').description('one run as a timeline of attempts, then its outcome'), 'text, json').action(
+    run((runId: string, options: Record<string, string>) => showCommand(io, runId, options)),
+  );
+  addStoreOptions(
+    program.command('verify').argument('[runIds...]').option('--all', 'verify every run of the namespace').description('strictly fold each record and check it for damage; exit 1 on any problem'),
+    'text, json',
+  ).action(run((runIds: string[], options: Record<string, string | boolean>) => verifyCommand(io, runIds, options)));
+  addStoreOptions(
+    program
+      .command('rooms')
+      .argument('<runId>')
+      .option('--out <dir>', 'where the room files go')
+      .option('--follow', 'keep appending new lines until Ctrl-C')
+      .description('write the run\'s room files (projectTeamRooms), or follow them (followTeamRooms)'),
+    'text, json',
+  ).action(run((runId: string, options: Record<string, string | boolean>) => roomsCommand(io, runId, options)));
+  addStoreOptions(
+    program
+      .command('tail')
+      .argument('<runId>')
+      .option('--room <id>', 'only this room')
+      .option('-n, --lines <count>', 'how many of the last lines to print first (default 10)')
+      .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+      .description('room lines as in room files (prefixed #<room> when there are several rooms)'),
+    'text, jsonl',
+  ).action(run((runId: string, options: Record<string, string | boolean>) => tailCommand(io, runId, options)));
+  addStoreOptions(
+    program
+      .command('events')
+      .argument('<runId>')
+      .option('--after <revision>', 'only events after this revision')
+      .option('-f, --follow', 'keep printing new events until Ctrl-C')
+      .description('the raw record'),
+    'text, json, jsonl',
+  ).action(run((runId: string, options: Record<string, string | boolean>) => eventsCommand(io, runId, options)));
+  addStoreOptions(
+    program.command('view').option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)').description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
+    'text',
+  ).action(run((options: Record<string, string>) => viewCommand(io, options)));
+  return program;
+}
+
+/**
+ * Runs the `roundtable` command line with `argv` (without the node and script names) and
+ * resolves to its exit code: 0 success, 1 the thing checked is not well (a failed run, a
+ * failed verification, a damaged record), 2 bad usage or an unreadable store. Errors are
+ * printed to `io.stderr` as `roundtable: CODE: message`, never with a stack.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = ExitCodes.OK;
+  const program = buildProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; every other commander error is bad usage.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCodes.OK;
+      return ExitCodes.USAGE;
+    }
+    return reportError(io, error);
+  }
+}

@@ -1,0 +1,288 @@
+// The Roundtable run viewer's page script: plain DOM code, built into dist/viewerClient.js and
+// served as /viewer.js (no build step for the user). Everything taken from the record reaches
+// the page through text nodes, never as HTML, and control characters are shown escaped, as in
+// room files. It imports only types, so the built file has no imports.
+import type { RunListing } from '../commands/runsCommand.js';
+import type { AttemptRecord, RunReport, RunStatus } from '../runInspector.js';
+import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
+
+type Child = Node | string | number | null | undefined | false | readonly Child[];
+
+const app = document.getElementById('app')!;
+const liveBadge = document.getElementById('live')!;
+let liveSource: EventSource | null = null;
+let renderToken = 0;
+
+/** The room-file escapes: `\` and control characters as visible escapes, one line always. */
+function escapeField(text: unknown): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return String(text).replace(/[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (character) => {
+    switch (character) {
+      case '\\':
+        return '\\\\';
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\t':
+        return '\\t';
+      default:
+        return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    }
+  });
+}
+
+function nodesOf(children: readonly Child[]): Node[] {
+  const nodes: Node[] = [];
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) nodes.push(...nodesOf(child as readonly Child[]));
+    else if (child instanceof Node) nodes.push(child);
+    else nodes.push(document.createTextNode(typeof child === 'number' ? String(child) : (child as string)));
+  }
+  return nodes;
+}
+
+/** Builds an element; string children become text nodes, so nothing is ever parsed as HTML. */
+function el(tag: string, attributes: Record<string, string | number | boolean | null | undefined | (() => void)> | null, ...children: Child[]): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === 'function') node.addEventListener('click', value);
+    else if (name === 'className') node.className = String(value);
+    else node.setAttribute(name, String(value));
+  }
+  node.append(...nodesOf(children));
+  return node;
+}
+
+function setChildren(node: Element, ...children: Child[]): void {
+  node.replaceChildren(...nodesOf(children));
+}
+
+class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function api<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { Accept: 'application/json' } });
+  const body = (await response.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
+  if (!response.ok) throw new ApiError(body?.error?.code ?? `HTTP_${response.status}`, body?.error?.message ?? response.statusText);
+  return body as T;
+}
+
+function problemBox(code: string, message: string, revision?: number): HTMLElement {
+  return el('div', { className: 'problem', role: 'alert' }, el('span', { className: 'code' }, escapeField(code)), revision === undefined ? '' : ` at revision ${revision}`, ': ', escapeField(message));
+}
+
+function badge(status: RunStatus): HTMLElement {
+  return el('span', { className: `badge status-${status.kind}`, 'data-status': status.kind }, escapeField(status.text));
+}
+
+function formatDuration(ms: number | null): string {
+  if (ms === null) return '';
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function stopLive(): void {
+  liveSource?.close();
+  liveSource = null;
+  liveBadge.hidden = true;
+}
+
+async function renderRuns(): Promise<void> {
+  const token = ++renderToken;
+  const { runs } = await api<{ runs: RunListing[] }>('/api/runs');
+  if (token !== renderToken) return;
+  const header = el('tr', null, ['Run', 'Team', 'Status', 'Turns', 'Last event'].map((title) => el('th', null, title)));
+  const rows = runs.map((run) =>
+    el(
+      'tr',
+      { 'data-run': run.runId },
+      el('td', null, el('a', { href: `#/run/${encodeURIComponent(run.runId)}` }, escapeField(run.runId))),
+      el('td', null, escapeField(run.definitionId ?? '-')),
+      el('td', null, badge(run.status)),
+      el('td', null, String(run.turns)),
+      el('td', { className: 'mono' }, escapeField(run.lastEventAt ?? '-')),
+    ),
+  );
+  setChildren(app, el('h1', null, 'Runs'), runs.length === 0 ? el('p', { className: 'muted' }, 'This store has no runs.') : el('table', { className: 'runs' }, el('thead', null, header), el('tbody', null, rows)));
+}
+
+function attemptBox(attempt: AttemptRecord): HTMLElement {
+  const outcome = attempt.code === null ? attempt.outcome : `${attempt.outcome} ${attempt.code}`;
+  const posts = attempt.posts.map((post) => `${escapeField(post.roomId)}${post.mentions.map((mention) => ` @${escapeField(mention)}`).join('')}`).join('; ');
+  return el(
+    'div',
+    { className: `attempt outcome-${attempt.outcome}`, 'data-position': attempt.position, 'data-outcome': attempt.outcome, title: escapeField(attempt.message ?? attempt.reason ?? '') },
+    el('div', { className: 'position mono' }, escapeField(attempt.position), attempt.attempt > 0 ? ` #${attempt.attempt}` : ''),
+    el('div', { className: 'outcome' }, escapeField(outcome), attempt.outcome === 'paused' ? `: ${escapeField(attempt.reason ?? '')}` : '', attempt.durationMs === null ? '' : ` · ${formatDuration(attempt.durationMs)}`),
+    posts === '' ? null : el('div', { className: 'posts' }, `→ ${posts}`),
+  );
+}
+
+function lanes(report: RunReport): HTMLElement {
+  const members = report.definition?.members ?? [...new Set(report.attempts.map((attempt) => attempt.nodeId))];
+  return el(
+    'div',
+    { className: 'lanes' },
+    members.map((member) =>
+      el(
+        'div',
+        { className: 'lane', 'data-member': member },
+        el('div', { className: 'lane-name' }, escapeField(member)),
+        el('div', { className: 'attempts' }, report.attempts.filter((attempt) => attempt.nodeId === member).map(attemptBox)),
+      ),
+    ),
+  );
+}
+
+function openAttempts(report: RunReport): Child {
+  const latest = new Map<string, AttemptRecord>();
+  for (const attempt of report.attempts) latest.set(attempt.position, attempt);
+  const open = [...latest.values()].filter((attempt) => attempt.outcome === 'paused' || attempt.outcome === 'in-flight' || attempt.outcome === 'not-started');
+  if (open.length === 0) return el('p', { className: 'muted' }, 'No attempt is paused or waiting.');
+  return open.map((attempt) =>
+    el(
+      'div',
+      { className: 'open-attempt', 'data-open': attempt.position },
+      el(
+        'div',
+        null,
+        el('strong', { className: 'mono' }, escapeField(attempt.position)),
+        ` (${escapeField(attempt.nodeId)}): `,
+        attempt.outcome === 'paused'
+          ? `paused: ${escapeField(attempt.reason ?? '')}`
+          : attempt.outcome === 'in-flight'
+            ? 'started, no outcome yet (running elsewhere, or its process stopped)'
+            : 'dispatched, not started',
+      ),
+      attempt.outcome === 'paused' ? el('pre', { className: 'request' }, JSON.stringify(attempt.request, null, 2)) : null,
+    ),
+  );
+}
+
+function roomsSection(rooms: RoomsResponse): Child {
+  if (rooms.problem !== null) return problemBox(rooms.problem.code, rooms.problem.message, rooms.problem.revision);
+  if (rooms.rooms.length === 0) return el('p', { className: 'muted' }, 'This run has no rooms.');
+  return rooms.rooms.map((room) =>
+    el('div', { className: 'room', 'data-room': room.roomId }, el('h3', null, escapeField(room.roomId)), el('pre', { className: 'room-lines' }, room.text === '' ? '(empty)' : room.text)),
+  );
+}
+
+function eventsSection(events: EventsResponse): Child {
+  return [
+    events.problem === null ? null : problemBox(events.problem.code, events.problem.message),
+    events.events.map((event) =>
+      el(
+        'details',
+        { className: 'event', 'data-revision': event.revision },
+        el('summary', { className: 'mono' }, `${event.revision}  ${escapeField(event.type)}  ${escapeField(event.timestamp)}`),
+        el('pre', null, JSON.stringify(event, null, 2)),
+      ),
+    ),
+  ];
+}
+
+function stateSection(runId: string, head: number): HTMLElement {
+  const output = el('div', { className: 'state-output' });
+  const input = el('input', { type: 'number', min: 1, max: head, value: head, 'aria-label': 'revision' }) as HTMLInputElement;
+  const show = async () => {
+    const state = await api<StateResponse>(`/api/runs/${encodeURIComponent(runId)}/state?revision=${Number(input.value) || 0}`);
+    if (state.members === null || state.messages === null) {
+      setChildren(output, state.problem === null ? el('p', { className: 'muted' }, 'The state is shown for team runs.') : problemBox(state.problem.code, state.problem.message, state.problem.revision));
+      return;
+    }
+    const header = el('tr', null, ['Member', 'Status', 'Turns', 'In flight', 'Queued', 'Pause reason', 'Failure'].map((title) => el('th', null, title)));
+    const rows = state.members.map((member) =>
+      el(
+        'tr',
+        { 'data-member': member.id },
+        el('td', null, escapeField(member.id)),
+        el('td', null, member.status),
+        el('td', null, String(member.turns)),
+        el('td', { className: 'mono' }, escapeField(member.inFlight ?? '')),
+        el('td', null, member.queued ? 'yes' : ''),
+        el('td', null, escapeField(member.pauseReason ?? '')),
+        el('td', null, escapeField(member.failureCode ?? '')),
+      ),
+    );
+    setChildren(
+      output,
+      el('p', null, `After revision ${state.revision} of ${state.head}: `, badge(state.status)),
+      el('table', { className: 'state-members' }, el('thead', null, header), el('tbody', null, rows)),
+      el('p', { className: 'muted' }, `${state.messages.length} saved messages`),
+    );
+  };
+  const button = el('button', { type: 'button' }, 'Show');
+  button.addEventListener('click', () => void show().catch(showError));
+  return el('div', null, el('div', { className: 'state-form' }, el('label', null, 'State after revision ', input), button), output);
+}
+
+async function renderRun(runId: string): Promise<void> {
+  const token = ++renderToken;
+  const path = `/api/runs/${encodeURIComponent(runId)}`;
+  const [report, rooms, events] = await Promise.all([api<RunReport>(path), api<RoomsResponse>(`${path}/rooms`), api<EventsResponse>(`${path}/events`)]);
+  if (token !== renderToken) return;
+  const definition = report.definition;
+  const scroll = window.scrollY;
+  setChildren(
+    app,
+    el('p', null, el('a', { href: '#/' }, '← all runs')),
+    el('h1', null, escapeField(runId), ' ', badge(report.status)),
+    el(
+      'p',
+      { className: 'muted' },
+      definition === null
+        ? `${report.revision} events`
+        : `${escapeField(definition.kind)} ${escapeField(definition.id ?? '')} · definition v${definition.definitionVersion ?? '?'} · ${report.revision} events · ${report.turns} turns`,
+    ),
+    report.problem === null ? null : problemBox(report.problem.code, report.problem.message, report.problem.revision),
+    el('h2', null, 'Lanes'),
+    lanes(report),
+    el('h2', null, 'Paused and waiting'),
+    openAttempts(report),
+    el('h2', null, 'Rooms'),
+    roomsSection(rooms),
+    el('h2', null, 'State'),
+    stateSection(runId, report.revision),
+    el('h2', null, 'Events'),
+    eventsSection(events),
+  );
+  window.scrollTo(0, scroll);
+  app.dataset.revision = String(report.revision);
+  if (liveSource === null && report.problem === null) startLive(runId, report.revision);
+}
+
+function startLive(runId: string, after: number): void {
+  const source = new EventSource(`/api/runs/${encodeURIComponent(runId)}/live?after=${after}`);
+  liveSource = source;
+  liveBadge.hidden = false;
+  source.addEventListener('revision', () => void renderRun(runId).catch(showError));
+  source.addEventListener('problem', (message: MessageEvent<string>) => {
+    const problem = JSON.parse(message.data) as { code: string; message: string };
+    stopLive();
+    app.prepend(problemBox(problem.code, problem.message));
+  });
+}
+
+function showError(error: unknown): void {
+  const code = error instanceof ApiError ? error.code : 'ERROR';
+  const message = error instanceof Error ? error.message : String(error);
+  setChildren(app, el('p', null, el('a', { href: '#/' }, '← all runs')), problemBox(code, message));
+}
+
+function route(): void {
+  const match = /^#\/run\/(.+)$/.exec(location.hash);
+  stopLive();
+  const work = match === null ? renderRuns() : renderRun(decodeURIComponent(match[1]!));
+  work.catch(showError);
+}
+
+window.addEventListener('hashchange', route);
+route();

@@ -1,0 +1,237 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { isRoundtableError } from '@roundtable/core';
+import { formatRoomLine } from '@roundtable/rooms';
+import { followStream } from '@roundtable/storage';
+import type { RunStorage, StoredEvent } from '@roundtable/storage';
+import { CliError } from '../cliError.js';
+import { runListing } from '../commands/runsCommand.js';
+import { readRun } from '../readRun.js';
+import { RunInspector } from '../runInspector.js';
+import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
+
+export interface ViewerOptions {
+  readonly storage: RunStorage;
+  /** 0 (the default) picks a random free port. */
+  readonly port?: number;
+}
+
+export interface RunningViewer {
+  /** `http://127.0.0.1:<port>/` */
+  readonly url: string;
+  readonly port: number;
+  /** Stops serving and ends every live connection. */
+  close(): Promise<void>;
+}
+
+/** The static page, shipped in the package (no build step for the user). */
+const STATIC_FILES: Readonly<Record<string, { file: URL; type: string }>> = {
+  '/': { file: new URL('../viewer/index.html', import.meta.url), type: 'text/html; charset=utf-8' },
+  '/viewer.css': { file: new URL('../viewer/viewer.css', import.meta.url), type: 'text/css; charset=utf-8' },
+  // The page script, built from src/view/viewerClient.ts beside this module in dist/.
+  '/viewer.js': { file: new URL('./viewerClient.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+};
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+/** Only requests naming this server by a loopback name pass: a DNS-rebound page sends its own host name. */
+function allowedHost(host: string | undefined, port: number): boolean {
+  if (host === `127.0.0.1:${port}` || host === `localhost:${port}`) return true;
+  // A browser leaves out the default port.
+  return port === 80 && (host === '127.0.0.1' || host === 'localhost');
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
+  response.end(JSON.stringify(body));
+}
+
+function sendError(response: ServerResponse, error: unknown): void {
+  const code = isRoundtableError(error) ? error.code : 'UNEXPECTED';
+  const message = error instanceof Error ? error.message : String(error);
+  const status = code === 'RUN_NOT_FOUND' ? 404 : code === 'USAGE' ? 400 : 500;
+  sendJson(response, status, { error: { code, message } });
+}
+
+function revisionParam(url: URL, name: string): number | null {
+  const value = url.searchParams.get(name);
+  if (value === null) return null;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new CliError('USAGE', `${name} must be a non-negative integer.`);
+  return Number(value);
+}
+
+/** The team state after `revision`: the record folded up to it, members and messages. */
+async function stateAfter(storage: RunStorage, runId: string, revision: number): Promise<StateResponse> {
+  const head = await storage.head(runId);
+  if (head === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`);
+  const inspector = new RunInspector(runId);
+  try {
+    for await (const event of storage.read(runId)) {
+      if (event.revision > revision) break;
+      inspector.apply(event);
+    }
+  } catch (error) {
+    inspector.fail(error);
+  }
+  const state = inspector.teamState();
+  const report = inspector.report();
+  return {
+    revision: Math.min(revision, inspector.revision),
+    head,
+    status: report.status,
+    problem: report.problem,
+    members: state?.members ?? null,
+    messages: state === null ? null : state.log.messages.slice(0, state.messageCount),
+  };
+}
+
+async function rooms(storage: RunStorage, runId: string): Promise<RoomsResponse> {
+  const report = (await readRun(storage, runId)).report();
+  return {
+    revision: report.revision,
+    problem: report.problem,
+    rooms: (report.team?.rooms ?? []).map((room) => ({
+      roomId: room.id,
+      text: (report.team?.messages ?? []).filter((message) => message.roomId === room.id).map(formatRoomLine).join(''),
+    })),
+  };
+}
+
+async function events(storage: RunStorage, runId: string, after: number): Promise<EventsResponse> {
+  const list: StoredEvent[] = [];
+  let problem: { code: string; message: string } | null = null;
+  try {
+    for await (const event of storage.read(runId, { after })) list.push(event);
+  } catch (error) {
+    problem = { code: isRoundtableError(error) ? error.code : 'UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
+  }
+  return { events: list, problem };
+}
+
+/** Server-sent events: `revision` whenever the run grows, fed by followStream; ends when the page goes. */
+function live(storage: RunStorage, runId: string, after: number, request: IncomingMessage, response: ServerResponse, closing: AbortSignal): void {
+  response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+  response.write(': live\n\n');
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  request.once('close', stop);
+  closing.addEventListener('abort', stop, { once: true });
+  void (async () => {
+    try {
+      let pending: ReturnType<typeof setTimeout> | null = null;
+      let revision = after;
+      for await (const event of followStream(storage, runId, { after, signal: controller.signal, pollIntervalMs: 250 })) {
+        revision = event.revision;
+        // One message per burst of events: the page refetches what it shows.
+        pending ??= setTimeout(() => {
+          pending = null;
+          response.write(`event: revision\ndata: ${JSON.stringify({ revision })}\n\n`);
+        }, 20);
+      }
+      if (pending !== null) clearTimeout(pending);
+    } catch (error) {
+      const code = isRoundtableError(error) ? error.code : 'UNEXPECTED';
+      response.write(`event: problem\ndata: ${JSON.stringify({ code, message: error instanceof Error ? error.message : String(error) })}\n\n`);
+    } finally {
+      closing.removeEventListener('abort', stop);
+      response.end();
+    }
+  })();
+}
+
+async function route(storage: RunStorage, request: IncomingMessage, response: ServerResponse, url: URL, closing: AbortSignal): Promise<void> {
+  const asset = STATIC_FILES[url.pathname];
+  if (asset !== undefined) {
+    const body = await readFile(fileURLToPath(asset.file));
+    response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': asset.type });
+    response.end(body);
+    return;
+  }
+  if (url.pathname === '/favicon.ico') {
+    response.writeHead(204, SECURITY_HEADERS);
+    response.end();
+    return;
+  }
+  if (url.pathname === '/api/runs') {
+    const listings = [];
+    for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report()));
+    sendJson(response, 200, { runs: listings });
+    return;
+  }
+  const match = /^\/api\/runs\/([^/]+)(?:\/(events|state|rooms|live))?$/.exec(url.pathname);
+  if (match === null) {
+    sendJson(response, 404, { error: { code: 'NOT_FOUND', message: `Nothing at ${url.pathname}.` } });
+    return;
+  }
+  const runId = decodeURIComponent(match[1]!);
+  switch (match[2]) {
+    case undefined:
+      sendJson(response, 200, (await readRun(storage, runId)).report());
+      return;
+    case 'events':
+      sendJson(response, 200, await events(storage, runId, revisionParam(url, 'after') ?? 0));
+      return;
+    case 'state':
+      sendJson(response, 200, await stateAfter(storage, runId, revisionParam(url, 'revision') ?? Number.MAX_SAFE_INTEGER));
+      return;
+    case 'rooms':
+      sendJson(response, 200, await rooms(storage, runId));
+      return;
+    case 'live':
+      live(storage, runId, revisionParam(url, 'after') ?? 0, request, response, closing);
+      return;
+  }
+}
+
+/**
+ * Serves the run viewer on 127.0.0.1 only: the static page and read-only JSON endpoints over
+ * `storage`, plus server-sent events fed by `followStream` for live updates. Requests whose
+ * Host is not 127.0.0.1 or localhost (with this port) are refused (DNS rebinding), as is every
+ * method but GET and HEAD. Nothing it does appends to a record.
+ */
+export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
+  const { storage } = options;
+  const closing = new AbortController();
+  let port = 0;
+  const server: Server = createServer((request, response) => {
+    if (!allowedHost(request.headers.host, port)) {
+      sendJson(response, 403, { error: { code: 'HOST_NOT_ALLOWED', message: 'This viewer answers only to 127.0.0.1 and localhost.' } });
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      response.setHeader('Allow', 'GET, HEAD');
+      sendJson(response, 405, { error: { code: 'READ_ONLY', message: 'The viewer is read-only.' } });
+      return;
+    }
+    const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+    route(storage, request, response, url, closing.signal).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, error);
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new CliError('PORT_UNAVAILABLE', `Cannot listen on 127.0.0.1:${options.port ?? 0}: ${error.code ?? error.message}.`, { cause: error })),
+    );
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,61 @@
+// Writes a real run record with the real executor, for the CLI's tests (run as a child process).
+// Usage: node writeRecord.mjs <fs|sqlite|postgres> <path or connection string> <runId> <scenario> [namespace]
+//   seed     the demo's conversation: writer, reviewer, writer; complete (3 turns)
+//   paused   the reviewer's decideAction waits for approval: paused
+//   failed   the reviewer throws: failed TEAM_NODE_FAILED
+//   waiting  the reviewer's attempt starts and never ends; prints "in-attempt" (the test SIGKILLs it)
+//   hostile  messages with <script> and terminal escapes, in two rooms; complete
+//   resume   resumes the paused run written by `paused` (approved): the reviewer replies, then complete
+import { compileGraph, teamGraphType } from '@roundtable/graph';
+import { createGraphExecutor } from '@roundtable/scheduler';
+import { createFsStorage } from '@roundtable/storage-fs';
+import { createSqliteStorage } from '@roundtable/storage-sqlite';
+
+const [adapter, path, runId, scenario, namespace = 'default'] = process.argv.slice(2);
+const storage =
+  adapter === 'fs'
+    ? createFsStorage({ directory: String(path), namespace })
+    : adapter === 'postgres'
+      ? (await import('@roundtable/storage-postgres')).createPostgresStorage({ connectionString: String(path), namespace })
+      : createSqliteStorage({ filename: String(path), namespace });
+
+const rooms = scenario === 'hostile'
+  ? [{ id: 'review', members: ['writer', 'reviewer'] }, { id: 'side', members: ['writer'] }]
+  : [{ id: 'review', members: ['writer', 'reviewer'] }];
+const graph = compileGraph(teamGraphType, {
+  id: 'release-team',
+  definitionVersion: 1,
+  data: { task: 'Write the release notes.', globalConcurrency: 1, maxTurnsPerMember: 2, communication: { rooms, tailMessages: 3 } },
+  nodes: [
+    { id: 'writer', data: { role: 'writer', brief: 'Draft, then apply the review.' } },
+    { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
+  ],
+  edges: [],
+});
+
+const HOSTILE = '<script>window.pwned = true</script> \u001b[31mred\u001b[0m <img src=x onerror="window.pwned=true">';
+const writer = ({ input }) => {
+  if (input.result !== null) return { summary: `Done: ${input.messages.at(-1)?.text ?? ''}` };
+  const posts = [{ roomId: 'review', text: scenario === 'hostile' ? HOSTILE : 'Please review the draft.', mentions: ['reviewer'] }];
+  if (scenario === 'hostile') posts.push({ roomId: 'side', text: 'note\nto self', mentions: [] });
+  return { summary: 'Draft ready.', posts };
+};
+const reply = () => ({ summary: 'Reviewed.', posts: [{ roomId: 'review', text: 'Approved: ship it.', mentions: ['writer'] }] });
+const reviewers = {
+  seed: reply,
+  hostile: reply,
+  failed: () => {
+    throw new Error('the reviewer crashed');
+  },
+  paused: { run: reply, decideAction: ({ resume }) => (resume === null ? { kind: 'wait', reason: 'needs approval', request: { question: 'Ship the notes?' } } : { kind: 'allow' }) },
+  resume: { run: reply, decideAction: ({ resume }) => (resume === null ? { kind: 'wait', reason: 'needs approval', request: { question: 'Ship the notes?' } } : { kind: 'allow' }) },
+  waiting: async () => {
+    process.stdout.write('in-attempt\n');
+    await new Promise(() => {});
+  },
+};
+
+const executor = await createGraphExecutor({ runId, graph, storage, nodes: { writer, reviewer: reviewers[scenario] } });
+const result = scenario === 'resume' ? await executor.resume('team/reviewer/1', { value: { approved: true } }) : await executor.run();
+await storage.close();
+process.stdout.write(`${JSON.stringify({ kind: result.kind })}\n`);

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresServer } from '@roundtable/test-utils';
+import type { PostgresServer, TestDatabase } from '@roundtable/test-utils';
+import { assertBuilt, roundtable, startRoundtable, writeRecord } from './helpers.js';
+
+// A real PostgreSQL: ROUNDTABLE_POSTGRES_URL when set, otherwise an embedded server for this file.
+let server: PostgresServer;
+let database: TestDatabase;
+
+beforeAll(async () => {
+  assertBuilt();
+  server = await postgresServer();
+  database = await createTestDatabase(server.url, 'roundtable_cli');
+  await writeRecord('postgres', database.url, 'seed-run', 'seed');
+  await writeRecord('postgres', database.url, 'live-run', 'paused');
+}, 180_000);
+
+afterAll(async () => {
+  await database?.drop();
+  await server?.stop();
+});
+
+describe('roundtable over postgres://', () => {
+  it('lists, shows and verifies runs kept in PostgreSQL', async () => {
+    const runs = await roundtable(['runs', '--store', database.url]);
+    expect(runs.code).toBe(0);
+    expect(runs.stdout).toMatch(/^seed-run\s+release-team\s+complete\s+3\s/m);
+    expect(runs.stdout).toMatch(/^live-run\s+release-team\s+paused needs approval\s+2\s/m);
+    const show = await roundtable(['show', 'seed-run', '--store', database.url]);
+    expect(show.stdout.split('\n').filter((line) => line.startsWith('team/'))).toHaveLength(3);
+    const verify = await roundtable(['verify', '--all', '--store', database.url, '-o', 'json']);
+    expect(verify.code).toBe(0);
+    expect(JSON.parse(verify.stdout).ok).toBe(true);
+  });
+
+  it('tail -f prints a turn another process appends (NOTIFY hints), and stops on SIGINT', async () => {
+    const tail = startRoundtable(['tail', 'live-run', '-f', '--store', database.url]);
+    await tail.waitFor((out) => out.includes('Please review the draft.'), 'the first line');
+    await writeRecord('postgres', database.url, 'live-run', 'resume');
+    await tail.waitFor((out) => out.includes('Approved: ship it.'), 'the reviewer line');
+    expect(await tail.interrupt()).toBe(0);
+  });
+
+  it('reports an unreachable server as a typed error with exit 2, without the password', async () => {
+    const url = new URL(database.url);
+    url.port = '1';
+    const result = await roundtable(['runs', '--store', url.toString()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^roundtable: [A-Z_]+: /);
+    if (url.password !== '') expect(result.stderr).not.toContain(url.password);
+  });
+});

@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+
+interface Subscriber {
+  pending: boolean;
+  wake: (() => void) | null;
+}
+
+const FIRST_RETRY_MS = 50;
+const LAST_RETRY_MS = 2000;
+
+/**
+ * One dedicated connection that LISTENs on the storage's channel and hands each notification to
+ * the subscribers of its stream. The connection exists while someone subscribes. When it is
+ * lost it reconnects (with backoff) and then wakes every subscriber once, since notifications
+ * sent while it was away are gone: hints only ever say "read now", correctness comes from read.
+ */
+export class ChangeListener {
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+  /** How many times a LISTEN connection was established (the first time included). */
+  connections = 0;
+
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly channel: string,
+  ) {}
+
+  /** Yields once when listening starts, then once for each batch of notifications about `key`, until `signal` aborts or the listener closes. */
+  async *subscribe(key: string, signal: AbortSignal): AsyncGenerator<void> {
+    const subscriber: Subscriber = { pending: false, wake: null };
+    let set = this.subscribers.get(key);
+    if (set === undefined) this.subscribers.set(key, (set = new Set()));
+    set.add(subscriber);
+    const onAbort = () => subscriber.wake?.();
+    signal.addEventListener('abort', onAbort);
+    this.ensureListening();
+    try {
+      while (!signal.aborted && !this.closed) {
+        if (subscriber.pending) {
+          subscriber.pending = false;
+          yield;
+          continue;
+        }
+        await new Promise<void>((resolve) => (subscriber.wake = resolve));
+        subscriber.wake = null;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      set.delete(subscriber);
+      if (set.size === 0) this.subscribers.delete(key);
+      if (this.subscribers.size === 0) this.stopListening();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.wake?.();
+    this.stopListening();
+    await this.connecting?.catch(() => undefined);
+  }
+
+  private notify(set: Iterable<Subscriber>): void {
+    for (const subscriber of set) {
+      subscriber.pending = true;
+      subscriber.wake?.();
+    }
+  }
+
+  private notifyAll(): void {
+    for (const set of this.subscribers.values()) this.notify(set);
+  }
+
+  private ensureListening(): void {
+    if (this.client !== null || this.connecting !== null || this.closed) return;
+    this.connecting = this.connectLoop().finally(() => (this.connecting = null));
+  }
+
+  private get wanted(): boolean {
+    return !this.closed && this.subscribers.size > 0;
+  }
+
+  private async connectLoop(): Promise<void> {
+    for (let delay = FIRST_RETRY_MS; this.wanted; delay = Math.min(delay * 2, LAST_RETRY_MS)) {
+      const client = this.newClient();
+      const lost = () => this.lost(client);
+      client.on('error', lost);
+      client.on('end', lost);
+      client.on('notification', (message) => {
+        if (message.channel !== this.channel || message.payload === undefined) return;
+        const set = this.subscribers.get(message.payload);
+        if (set !== undefined) this.notify(set);
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN "${this.channel}"`);
+      } catch {
+        client.removeAllListeners('end');
+        await client.end().catch(() => undefined);
+        await sleep(delay);
+        continue;
+      }
+      if (!this.wanted) {
+        client.removeAllListeners('end');
+        await client.end().catch(() => undefined);
+        return;
+      }
+      this.client = client;
+      this.connections++;
+      // Anything appended before LISTEN took effect was not announced: have every follower read.
+      this.notifyAll();
+      return;
+    }
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    client.removeAllListeners('end');
+    void client.end().catch(() => undefined);
+    if (this.wanted) this.ensureListening();
+  }
+
+  private stopListening(): void {
+    const client = this.client;
+    this.client = null;
+    if (client === null) return;
+    client.removeAllListeners('end');
+    void client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,167 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compileGraph, teamGraphType } from '@roundtable/graph';
+import { createPostgresStorage } from '@roundtable/storage-postgres';
+import type { PostgresStorage } from '@roundtable/storage-postgres';
+import type { TestDatabase } from '@roundtable/test-utils';
+import { createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
+import type { RunClient, WorkerPool } from './index.js';
+import { workersTeamGraph, workersTeamNodes } from '../test/team.mjs';
+import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/helpers.js';
+
+const TURNS = 3;
+let database: TestDatabase;
+let storage: PostgresStorage;
+let client: RunClient;
+const pools: WorkerPool[] = [];
+
+beforeAll(async () => {
+  database = await testDatabase('workers_pool');
+  storage = createPostgresStorage({ connectionString: database.url });
+  client = await createRunClient({ connectionString: database.url });
+});
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+afterAll(async () => {
+  await client.close();
+  await storage.close();
+  await database.drop();
+});
+
+async function pool(options: { waitMs?: number; concurrency?: number; nodes?: ReturnType<typeof workersTeamNodes>; graph?: ReturnType<typeof workersTeamGraph> } = {}): Promise<WorkerPool> {
+  const graph = options.graph ?? workersTeamGraph(TURNS);
+  const nodes = options.nodes ?? workersTeamNodes({ turns: TURNS, waitMs: options.waitMs ?? 0 });
+  const created = await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, concurrency: options.concurrency ?? 4, pollIntervalMs: 100 });
+  pools.push(created);
+  return created;
+}
+
+/** Waits (by hints on the record, and polling as a fallback) until runStatus is not waiting (or `done` says so). */
+async function settled(runId: string, done = (kind: string) => kind !== 'waiting'): Promise<Awaited<ReturnType<RunClient['runStatus']>>> {
+  for (;;) {
+    const status = await client.runStatus({ runId });
+    if (done(status.kind)) return status;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 200);
+    for await (const _ of storage.changes(runId, controller.signal)) break;
+    clearTimeout(timer);
+  }
+}
+
+describe('options', () => {
+  const graph = workersTeamGraph(TURNS);
+  const nodes = workersTeamNodes({ turns: TURNS, waitMs: 0 });
+  it.each([
+    ['no options', undefined],
+    ['no connection string', { teams: { [graph.definition.digest]: { graph, nodes } } }],
+    ['no teams', { connectionString: 'postgres://x/y' }],
+    ['an empty teams map', { connectionString: 'postgres://x/y', teams: {} }],
+    ['a team under a key that is not its digest or id@version', { connectionString: 'postgres://x/y', teams: { other: { graph, nodes } } }],
+    ['a team without a compiled graph', { connectionString: 'postgres://x/y', teams: { x: { graph: {}, nodes } } }],
+    ['zero concurrency', { connectionString: 'postgres://x/y', teams: { 'workers-team@1': { graph, nodes } }, concurrency: 0 }],
+    ['a lease under a second', { connectionString: 'postgres://x/y', teams: { 'workers-team@1': { graph, nodes } }, leaseMs: 500 }],
+    ['an upper-case queue schema', { connectionString: 'postgres://x/y', teams: { 'workers-team@1': { graph, nodes } }, queueSchema: 'Jobs' }],
+  ])('createWorkerPool refuses %s with INVALID_WORKERS_OPTIONS, before connecting', async (_, options) => {
+    const error = await rejection(createWorkerPool(options as never));
+    expect(isWorkersError(error, 'INVALID_WORKERS_OPTIONS')).toBe(true);
+  });
+
+  it('runStatus of a run that does not exist is RUN_NOT_FOUND', async () => {
+    const error = await rejection(runStatus({ connectionString: database.url, runId: 'nowhere' }));
+    expect(isWorkersError(error, 'RUN_NOT_FOUND')).toBe(true);
+  });
+});
+
+describe('one pool', () => {
+  it('runs a submitted run to the output a single-process run reaches, each position started once', async () => {
+    const reference = await referenceRun(TURNS);
+    await pool();
+    const graph = workersTeamGraph(TURNS);
+    expect(await client.submitRun({ runId: 'one', graph })).toEqual({ runId: 'one', digest: graph.definition.digest });
+    const status = await settled('one');
+    expect(status).toEqual(reference.result);
+    expect(await savedMessages(storage, 'one', TURNS)).toEqual(reference.messages);
+    for (const [position, counts] of await attemptCounts(storage, 'one')) expect(counts, position).toMatchObject({ starts: 1, outcomes: 1 });
+    // runStatus is what a fresh executor reports, and reading it writes nothing.
+    const head = await storage.head('one');
+    expect(await runStatus({ connectionString: database.url, runId: 'one' })).toEqual(reference.result);
+    expect(await storage.head('one')).toBe(head);
+  });
+
+  it('submitRun is idempotent per runId, and refuses another graph under the same runId', async () => {
+    await pool();
+    const graph = workersTeamGraph(TURNS);
+    await Promise.all([client.submitRun({ runId: 'twice', graph }), client.submitRun({ runId: 'twice', graph })]);
+    await client.submitRun({ runId: 'twice', graph });
+    expect((await settled('twice')).kind).toBe('complete');
+    const starts = [...(await attemptCounts(storage, 'twice')).values()].map((counts) => counts.starts);
+    expect(starts.every((count) => count === 1)).toBe(true);
+    // The one-shot form does the same over a connection of its own.
+    expect(await submitRun({ connectionString: database.url, runId: 'twice', graph })).toEqual({ runId: 'twice', digest: graph.definition.digest });
+    const other = workersTeamGraph(TURNS + 1);
+    const error = await rejection(client.submitRun({ runId: 'twice', graph: other }));
+    expect((error as { code?: string }).code).toBe('STORED_GRAPH_MISMATCH');
+  });
+
+  it('a paused run stays paused until resumeRun, which a worker then runs with the value', async () => {
+    const definition = {
+      id: 'approval-team',
+      definitionVersion: 1,
+      data: { task: 'Ship after approval.', globalConcurrency: 1, maxTurnsPerMember: 1 },
+      nodes: [{ id: 'shipper', data: { role: 'shipper', brief: 'Wait for approval.' } }],
+      edges: [],
+    };
+    const graph = compileGraph(teamGraphType, definition);
+    const nodes = {
+      shipper: {
+        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
+        run: (ctx: { resume: unknown }) => ({ summary: `shipped with ${JSON.stringify(ctx.resume)}` }),
+      },
+    };
+    pools.push(await createWorkerPool({ connectionString: database.url, teams: { 'approval-team@1': { graph, nodes: nodes } }, pollIntervalMs: 100 }));
+    await client.submitRun({ runId: 'approval', graph });
+    const paused = await settled('approval');
+    expect(paused).toMatchObject({ kind: 'pause', reason: 'needs approval', position: 'team/shipper/1', request: { ask: 'ship?' } });
+    // Nothing moves on its own.
+    expect(await client.runStatus({ runId: 'approval' })).toEqual(paused);
+    const notPaused = await rejection(client.resumeRun({ runId: 'approval', position: 'team/shipper/2', value: 'yes' }));
+    expect(isWorkersError(notPaused, 'NOT_PAUSED')).toBe(true);
+    await client.resumeRun({ runId: 'approval', position: 'team/shipper/1', value: { approved: true } });
+    const done = await settled('approval', (kind) => kind === 'complete');
+    expect(done).toMatchObject({ kind: 'complete', output: { agents: [{ name: 'shipper', result: { summary: 'shipped with {"approved":true}' } }] } });
+    const again = await rejection(client.resumeRun({ runId: 'approval', position: 'team/shipper/1' }));
+    expect(isWorkersError(again, 'NOT_PAUSED')).toBe(true);
+  });
+
+  it('close() stops claiming and lets running attempts record their outcomes: nothing is left half-recorded', async () => {
+    const reference = await referenceRun(TURNS);
+    let started = 0;
+    let notify = () => {};
+    const nodes = workersTeamNodes({
+      turns: TURNS,
+      waitMs: 150,
+      onAttempt: () => {
+        started++;
+        notify();
+      },
+    });
+    const first = await pool({ nodes, concurrency: 4 });
+    const graph = workersTeamGraph(TURNS);
+    const runIds = ['close-a', 'close-b', 'close-c'];
+    await Promise.all(runIds.map((runId) => client.submitRun({ runId, graph })));
+    await new Promise<void>((resolve) => (notify = () => started >= 2 && resolve()));
+    await first.close();
+    expect(first.stats().active).toBe(0);
+    for (const runId of runIds) {
+      for (const [position, counts] of await attemptCounts(storage, runId)) {
+        expect(counts.starts, `${runId} ${position}`).toBe(counts.outcomes);
+      }
+    }
+    // Another pool finishes every run as if nothing had happened.
+    await pool();
+    for (const runId of runIds) {
+      expect(await settled(runId)).toEqual(reference.result);
+      expect(await savedMessages(storage, runId, TURNS)).toEqual(reference.messages);
+    }
+  });
+});

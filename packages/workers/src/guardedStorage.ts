@@ -1,0 +1,96 @@
+import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
+
+/** Thrown by a guarded storage instead of writing an event the step may not write. Never leaves the package. */
+export class StepBoundary extends Error {
+  constructor() {
+    super('The step reached an event that belongs to another step.');
+    this.name = 'StepBoundary';
+  }
+}
+
+export function isStepBoundary(error: unknown): boolean {
+  return error instanceof StepBoundary;
+}
+
+/** What a guarded storage saw and wrote. */
+export interface GuardedStorage {
+  readonly storage: RunStorage;
+  /** Events this step appended (in order). */
+  readonly written: NewEvent[];
+  /** Events the step wanted to append but may not (the first refused append only). */
+  readonly refused: NewEvent[];
+  /** The type of the last stored event about `position`, as read through this storage. */
+  lastTypeOf(position: string): string | null;
+  readonly stopped: boolean;
+}
+
+function positionOf(event: { payload: unknown }): string | null {
+  const payload = event.payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return null;
+  const position = (payload as { position?: unknown }).position;
+  return typeof position === 'string' ? position : null;
+}
+
+/**
+ * Wraps a storage so an executor can take exactly one step of a run: `allow` decides which
+ * events the step may write. The first append that holds an event it may not write writes the
+ * allowed events before it (so a grouped append keeps its valid prefix: an outcome and the
+ * dispatch batch that follows it, never half a batch) and throws StepBoundary; every later
+ * append throws too. The executor is discarded afterwards, so its unfolded state never matters.
+ */
+export function guardStorage(storage: RunStorage, allow: (event: NewEvent) => boolean): GuardedStorage {
+  const written: NewEvent[] = [];
+  const refused: NewEvent[] = [];
+  const lastType = new Map<string, string>();
+  let stopped = false;
+
+  const note = (event: { type: string; payload: unknown }) => {
+    const position = positionOf(event);
+    if (position !== null) lastType.set(position, event.type);
+  };
+
+  async function* read(streamId: string, options?: { after?: number }): AsyncGenerator<StoredEvent> {
+    for await (const event of storage.read(streamId, options)) {
+      note(event);
+      yield event;
+    }
+  }
+
+  const guarded: RunStorage = {
+    identity: storage.identity,
+    head: (streamId) => storage.head(streamId),
+    read,
+    streams: () => storage.streams(),
+    close: () => Promise.resolve(),
+    append: async (streamId, expectedRevision, events) => {
+      if (stopped) throw new StepBoundary();
+      const cut = events.findIndex((event) => !allow(event));
+      if (cut === -1) {
+        const head = await storage.append(streamId, expectedRevision, events);
+        written.push(...events);
+        events.forEach(note);
+        return head;
+      }
+      stopped = true;
+      refused.push(...events.slice(cut));
+      if (cut > 0) {
+        const prefix = events.slice(0, cut);
+        await storage.append(streamId, expectedRevision, prefix);
+        written.push(...prefix);
+        prefix.forEach(note);
+      }
+      throw new StepBoundary();
+    },
+  };
+  return {
+    storage: guarded,
+    written,
+    refused,
+    lastTypeOf: (position) => lastType.get(position) ?? null,
+    get stopped() {
+      return stopped;
+    },
+  };
+}
+
+export { positionOf };

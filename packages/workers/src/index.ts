@@ -1,0 +1,10 @@
+export { createWorkerPool } from './createWorkerPool.js';
+export type { WorkerPool, WorkerPoolOptions, WorkerStats } from './createWorkerPool.js';
+export { createRunClient, resumeRun, runStatus, submitRun } from './runClient.js';
+export type { ResumeRunOptions, RunClient, RunStatusOptions, SubmitRunOptions } from './runClient.js';
+export { queueName } from './teams.js';
+export type { AnyCompiledGraph, WorkerTeam } from './teams.js';
+export { DEFAULT_QUEUE_SCHEMA, wakeChannel } from './jobQueue.js';
+export type { WorkersConnectionOptions } from './workerOptions.js';
+export { WorkersError, WorkersErrorCodes, isWorkersError } from './workersErrors.js';
+export type { WorkersErrorCode } from './workersErrors.js';

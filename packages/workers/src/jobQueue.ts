@@ -1,0 +1,143 @@
+import { createHash, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import type { Json } from '@roundtable/core';
+
+/** What one job asks a worker to do. */
+export interface StepJobData {
+  readonly runId: string;
+  /** The position to run, recover or resume; null to start the run or dispatch its next batch. */
+  readonly position: string | null;
+  /** Set by `resumeRun`: the value to resume the paused position with. */
+  readonly resume?: { readonly value: Json };
+}
+
+/** A job as a worker holds it: its lease is the pair (id, retryCount). */
+export interface HeldJob {
+  readonly queue: string;
+  readonly id: string;
+  readonly retryCount: number;
+  readonly data: StepJobData;
+}
+
+export const DEFAULT_QUEUE_SCHEMA = 'roundtable_jobs';
+// pg-boss would stop retrying a job after this many expired leases; a position is never abandoned.
+const RETRY_LIMIT = 1_000_000;
+
+/** The NOTIFY channel workers listen on for new jobs (payload: the queue name). */
+export function wakeChannel(queueSchema: string): string {
+  return `roundtable_wake_${queueSchema}`;
+}
+
+/** A job id that is the same for the same (namespace, run, position): sending it twice queues it once. */
+export function stepJobId(namespace: string, runId: string, position: string | null): string {
+  const hex = createHash('sha256').update(`${namespace}\n${runId}\n${position ?? ''}`, 'utf8').digest('hex');
+  // Shaped as a version-4 UUID (pg-boss ids are uuid).
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export interface JobQueueOptions {
+  readonly connectionString: string;
+  readonly schema: string;
+  /** Run pg-boss's maintenance (expiring leases) in this process. */
+  readonly supervise: boolean;
+  readonly leaseMs: number;
+  readonly maxConnections: number;
+  readonly applicationName: string;
+}
+
+/**
+ * pg-boss 10 over one pg pool, plus what pg-boss 10 lacks for leases: renewing an active job
+ * and completing or releasing it only while this worker still holds it. A lease is the job's
+ * `retry_count` at fetch time: pg-boss increments it when an expired job is fetched again, so
+ * a worker whose lease was taken over can neither renew nor complete the new holder's job.
+ */
+export class JobQueue {
+  private readonly created = new Set<string>();
+
+  private constructor(
+    readonly boss: PgBoss,
+    readonly pool: pg.Pool,
+    private readonly options: JobQueueOptions,
+  ) {}
+
+  static async open(options: JobQueueOptions): Promise<JobQueue> {
+    const pool = new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections, application_name: options.applicationName });
+    pool.on('error', () => undefined);
+    const leaseSeconds = Math.max(1, Math.ceil(options.leaseMs / 1000));
+    const boss = new PgBoss({
+      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
+      schema: options.schema,
+      supervise: options.supervise,
+      schedule: false,
+      migrate: true,
+      // Leases expire within about a lease of their end: maintenance looks at least every half lease.
+      maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(leaseSeconds / 2))),
+      monitorStateIntervalSeconds: 3600,
+    });
+    boss.on('error', () => undefined);
+    try {
+      await boss.start();
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return new JobQueue(boss, pool, options);
+  }
+
+  private get schema(): string {
+    return `"${this.options.schema}"`;
+  }
+
+  private get leaseSeconds(): number {
+    return Math.max(1, Math.ceil(this.options.leaseMs / 1000));
+  }
+
+  async ensureQueue(queue: string): Promise<void> {
+    if (this.created.has(queue)) return;
+    await this.boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds });
+    this.created.add(queue);
+  }
+
+  /** Queues step jobs (a position's job is queued once however often it is sent) and wakes the workers. */
+  async send(queue: string, namespace: string, jobs: readonly StepJobData[], options: { unique?: boolean } = {}): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.ensureQueue(queue);
+    for (const data of jobs) {
+      const id = options.unique === false ? randomUUID() : stepJobId(namespace, data.runId, data.position);
+      await this.boss.send(queue, data as unknown as object, { id, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds } as PgBoss.SendOptions);
+    }
+    await this.pool.query('SELECT pg_notify($1, $2)', [wakeChannel(this.options.schema), queue]);
+  }
+
+  async fetch(queue: string, count: number): Promise<HeldJob[]> {
+    await this.ensureQueue(queue);
+    const jobs = await this.boss.fetch<StepJobData>(queue, { batchSize: count, includeMetadata: true });
+    return jobs.map((job) => ({ queue, id: job.id, retryCount: job.retryCount, data: job.data }));
+  }
+
+  private async whileHeld(job: HeldJob, set: string): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE ${this.schema}.job SET ${set} WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3`, [job.queue, job.id, job.retryCount]);
+    return result.rowCount === 1;
+  }
+
+  /** Extends the lease; false when it was lost (expired and taken over, or finished). */
+  renew(job: HeldJob): Promise<boolean> {
+    return this.whileHeld(job, 'started_on = now()');
+  }
+
+  /** Marks the job done if this worker still holds it. */
+  complete(job: HeldJob): Promise<boolean> {
+    return this.whileHeld(job, "state = 'completed', completed_on = now()");
+  }
+
+  /** Gives the job back at once (its lease ends now), so another worker retries it. */
+  async release(job: HeldJob): Promise<void> {
+    if (await this.whileHeld(job, "started_on = now() - expire_in - interval '1 second'")) await this.boss.expire();
+  }
+
+  async close(): Promise<void> {
+    await this.boss.stop({ graceful: false, close: false, wait: true });
+    await this.pool.end();
+  }
+}

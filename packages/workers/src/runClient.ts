@@ -1,0 +1,161 @@
+import { canonicalJson } from '@roundtable/core';
+import type { Json } from '@roundtable/core';
+import { GraphEventTypes, compileGraph, parseRunStartedEvent, teamGraphType } from '@roundtable/graph';
+import type { GraphType } from '@roundtable/graph';
+import { createGraphExecutor } from '@roundtable/scheduler';
+import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
+import type { RunStorage } from '@roundtable/storage';
+import { createPostgresStorage } from '@roundtable/storage-postgres';
+import type { PostgresStorage } from '@roundtable/storage-postgres';
+import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
+import { JobQueue } from './jobQueue.js';
+import { queueName } from './teams.js';
+import type { AnyCompiledGraph } from './teams.js';
+import { badOption, resolveConnection } from './workerOptions.js';
+import type { ResolvedConnection, WorkersConnectionOptions } from './workerOptions.js';
+import { WorkersError } from './workersErrors.js';
+
+export interface SubmitRunOptions {
+  readonly runId: string;
+  readonly graph: AnyCompiledGraph;
+}
+
+export interface ResumeRunOptions {
+  readonly runId: string;
+  /** The paused position (`result.position` of a `pause` result). */
+  readonly position: string;
+  /** Recorded in `graph:node-resumed` and given to the attempt as `ctx.resume` (default null). */
+  readonly value?: Json;
+}
+
+export interface RunStatusOptions {
+  readonly runId: string;
+  /** Graph types that may have written the run (default: `teamGraphType`). */
+  readonly graphTypes?: readonly GraphType<unknown>[];
+}
+
+/** One connection to the runs and the queue, for submitting, resuming and watching many runs. */
+export interface RunClient {
+  submitRun(options: SubmitRunOptions): Promise<{ runId: string; digest: string }>;
+  resumeRun(options: ResumeRunOptions): Promise<void>;
+  runStatus(options: RunStatusOptions): Promise<GraphRunResult>;
+  close(): Promise<void>;
+}
+
+/** Bindings that are never called: client-side executors here stop before any attempt. */
+function unusedBindings(graph: AnyCompiledGraph): Record<string, NodeBinding> {
+  return Object.fromEntries(
+    graph.definition.value.nodes.map((node) => [
+      node.id,
+      () => {
+        throw new Error('A run client never runs a member.');
+      },
+    ]),
+  );
+}
+
+async function storedRun(storage: RunStorage, runId: string) {
+  for await (const event of storage.read(runId)) return parseRunStartedEvent(event);
+  throw new WorkersError('RUN_NOT_FOUND', `There is no run ${JSON.stringify(runId)} in ${storage.identity.location} (namespace ${storage.identity.namespace}).`, { details: { runId } });
+}
+
+/** Opens a client for submitting runs to the workers, resuming paused ones and reading their status. */
+export async function createRunClient(options: WorkersConnectionOptions): Promise<RunClient> {
+  const connection: ResolvedConnection = resolveConnection(options, 'createRunClient');
+  const storage: PostgresStorage = createPostgresStorage({
+    connectionString: connection.connectionString,
+    ...(connection.schema === undefined ? {} : { schema: connection.schema }),
+    namespace: connection.namespace,
+    maxConnections: 4,
+  });
+  let jobs: JobQueue;
+  try {
+    await storage.ready();
+    jobs = await JobQueue.open({ connectionString: connection.connectionString, schema: connection.queueSchema, supervise: false, leaseMs: 30_000, maxConnections: 4, applicationName: 'roundtable-run-client' });
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+
+  return {
+    async submitRun({ runId, graph }) {
+      if (typeof graph !== 'object' || graph === null || typeof graph.definition?.digest !== 'string') throw badOption('submitRun: graph must be a compiled graph.');
+      // Writes graph:run-started (or finds the same run there: STORED_GRAPH_MISMATCH for another graph), nothing more.
+      const guard = guardStorage(storage, (event) => event.type === GraphEventTypes.RUN_STARTED);
+      const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
+      try {
+        await executor.run();
+      } catch (error) {
+        if (!isStepBoundary(error)) throw error;
+      }
+      // The first job is the same job for the same run: submitting twice queues it once.
+      await jobs.send(queueName(graph.definition.digest), connection.namespace, [{ runId, position: null }]);
+      return { runId, digest: graph.definition.digest };
+    },
+
+    async resumeRun({ runId, position, value = null }) {
+      if (typeof position !== 'string') throw badOption('resumeRun: position must be a string.');
+      const recorded = JSON.parse(canonicalJson(value)) as Json;
+      const stored = await storedRun(storage, runId);
+      let last: string | null = null;
+      for await (const event of storage.read(runId)) if (positionOf(event) === position) last = event.type;
+      if (last !== GraphEventTypes.NODE_PAUSED) {
+        throw new WorkersError('NOT_PAUSED', `Position ${JSON.stringify(position)} of run ${runId} is not paused${last === null ? ' (the run has no such position)' : ` (its last event is ${last})`}.`, {
+          details: { runId, position, lastEvent: last },
+        });
+      }
+      await jobs.send(queueName(stored.digest), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
+    },
+
+    async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
+      const stored = await storedRun(storage, runId);
+      const type = graphTypes.find((candidate) => candidate.kind === stored.kind && candidate.version === stored.typeVersion);
+      if (type === undefined) {
+        throw new WorkersError('UNKNOWN_GRAPH_TYPE', `Run ${runId} was written by graph type ${stored.kind} v${stored.typeVersion}, which runStatus was not given.`, {
+          details: { runId, kind: stored.kind, typeVersion: stored.typeVersion },
+        });
+      }
+      const graph = compileGraph(type, stored.value as unknown as Parameters<typeof compileGraph>[1]);
+      // A fresh executor that may write nothing: it reports complete, fail, pause or waiting as
+      // it finds them; where it would dispatch the next batch, the run is waiting for it.
+      const guard = guardStorage(storage, () => false);
+      const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
+      try {
+        return await executor.run();
+      } catch (error) {
+        if (!isStepBoundary(error)) throw error;
+        const positions = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
+        return { kind: 'waiting', positions };
+      }
+    },
+
+    async close() {
+      await jobs.close();
+      await storage.close();
+    },
+  };
+}
+
+async function withClient<T>(options: WorkersConnectionOptions, work: (client: RunClient) => Promise<T>): Promise<T> {
+  const client = await createRunClient(options);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Stores the run's start and queues it for the workers; durable when it resolves, idempotent per runId. */
+export function submitRun(options: WorkersConnectionOptions & SubmitRunOptions): Promise<{ runId: string; digest: string }> {
+  return withClient(options, (client) => client.submitRun(options));
+}
+
+/** Queues a paused position to be resumed with `value` by a worker that knows the team. */
+export function resumeRun(options: WorkersConnectionOptions & ResumeRunOptions): Promise<void> {
+  return withClient(options, (client) => client.resumeRun(options));
+}
+
+/** The run's result as a fresh executor reports it (`waiting` while attempts are open or the next batch is not yet dispatched). */
+export function runStatus(options: WorkersConnectionOptions & RunStatusOptions): Promise<GraphRunResult> {
+  return withClient(options, (client) => client.runStatus(options));
+}

@@ -1,0 +1,87 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { createPostgresStorage } from '@roundtable/storage-postgres';
+import type { TestDatabase } from '@roundtable/test-utils';
+import { createRunClient } from '../src/index.js';
+import { workersTeamGraph } from './team.mjs';
+import { assertFreshBuild, attemptCounts, exited, forkFixture, nextMessage, referenceRun, savedMessages, testDatabase } from './helpers.js';
+
+const TURNS = 3;
+const RUNS = 50;
+const WORKERS = 3;
+
+let database: TestDatabase;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  assertFreshBuild();
+  database = await testDatabase('workers_multi');
+});
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+afterAll(() => database.drop());
+
+const isType =
+  <T extends { type: string }>(type: T['type']) =>
+  (message: unknown): message is T =>
+    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+
+it(`${WORKERS} worker processes run ${RUNS} team runs to the single-process output, every position started exactly once`, async () => {
+  const reference = await referenceRun(TURNS);
+  const attemptsBy = new Map<string, string[]>();
+  const workers = Array.from({ length: WORKERS }, (_, i) => {
+    const child = forkFixture('workerProcess.mjs', [database.url, `w${i}`, JSON.stringify({ turns: TURNS, waitMs: 20, concurrency: 4 })]);
+    child.on('message', (message: { type: string; position?: string; workerId?: string; runId?: string }) => {
+      if (message.type === 'attempt') attemptsBy.set(message.workerId!, [...(attemptsBy.get(message.workerId!) ?? []), message.position!]);
+    });
+    children.push(child);
+    return child;
+  });
+  await Promise.all(workers.map((worker) => nextMessage(worker, isType('ready'))));
+
+  const client = await createRunClient({ connectionString: database.url });
+  const graph = workersTeamGraph(TURNS);
+  const runIds = Array.from({ length: RUNS }, (_, i) => `multi-${i}`);
+  try {
+    for (const runId of runIds) await client.submitRun({ runId, graph });
+    const pending = new Set(runIds);
+    while (pending.size > 0) {
+      for (const runId of [...pending]) {
+        const status = await client.runStatus({ runId });
+        if (status.kind === 'waiting') continue;
+        expect(status, runId).toEqual(reference.result);
+        pending.delete(runId);
+      }
+      if (pending.size > 0) await sleep(100);
+    }
+  } finally {
+    await client.close();
+  }
+
+  const closed = workers.map((worker) => nextMessage(worker, isType<{ type: 'closed'; stats: { outcomesRecorded: number; attemptsStarted: number; errors: number; refused: number } }>('closed')));
+  for (const worker of workers) worker.send({ type: 'close' });
+  const stats = (await Promise.all(closed)).map((message) => message.stats);
+  await Promise.all(workers.map((worker) => exited(worker)));
+
+  const storage = createPostgresStorage({ connectionString: database.url });
+  try {
+    let positions = 0;
+    for (const runId of runIds) {
+      expect(await savedMessages(storage, runId, TURNS), runId).toEqual(reference.messages);
+      for (const [position, counts] of await attemptCounts(storage, runId)) {
+        expect(counts, `${runId} ${position}`).toMatchObject({ starts: 1, outcomes: 1 });
+        positions++;
+      }
+    }
+    // Every attempt was started by exactly one worker, and the work was spread over all of them.
+    const allAttempts = [...attemptsBy.values()].flat();
+    expect(allAttempts).toHaveLength(positions);
+    expect(stats.reduce((sum, s) => sum + s.attemptsStarted, 0)).toBe(positions);
+    expect(stats.reduce((sum, s) => sum + s.outcomesRecorded, 0)).toBe(positions);
+    expect(stats.map((s) => s.errors)).toEqual([0, 0, 0]);
+    expect(stats.every((s) => s.attemptsStarted > 0)).toBe(true);
+  } finally {
+    await storage.close();
+  }
+});
