@@ -1,5 +1,6 @@
 import { teamGraphType } from '@roundtable/graph';
 import type { GraphType } from '@roundtable/graph';
+import { teamJobGraphType } from '@roundtable/team';
 
 /**
  * The graph types the CLI and the viewer can fold strictly, by kind. A stored run of another
@@ -8,4 +9,5 @@ import type { GraphType } from '@roundtable/graph';
  */
 export const knownGraphTypes: ReadonlyMap<string, GraphType<unknown>> = new Map<string, GraphType<unknown>>([
   [teamGraphType.kind, teamGraphType as GraphType<unknown>],
+  [teamJobGraphType.kind, teamJobGraphType as GraphType<unknown>],
 ]);

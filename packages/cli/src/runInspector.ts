@@ -1,6 +1,6 @@
 import { isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, RunRecordFolder, TEAM_GRAPH_KIND, compileGraph, isGraphValidationError, parseRunStartedEvent, teamMembers } from '@roundtable/graph';
+import { GraphExecutionError, RunRecordFolder, TEAM_GRAPH_KIND, compileGraph, isGraphValidationError, parseRunStartedEvent, teamMemberStates } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, GraphDefinition, StoredRunDefinition, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
 import type { StoredEvent } from '@roundtable/storage';
 import { knownGraphTypes } from './graphTypes.js';
@@ -302,7 +302,7 @@ export class RunInspector {
         current.revisions.push(event.revision);
         const state = this.teamState();
         // The fold already applied this completion: a member that failed on it had its result refused.
-        const member = state === null ? undefined : teamMembers(state).find((entry) => entry.id === nodeId);
+        const member = state === null ? undefined : teamMemberStates(state).find((entry) => entry.id === nodeId);
         const refused = member?.status === 'failed' && current.outcome === 'in-flight';
         if (refused) {
           current.code = member.failureCode ?? 'RESULT_INVALID';
