@@ -23,6 +23,7 @@ export interface HeldJob {
 export const DEFAULT_QUEUE_SCHEMA = 'roundtable_jobs';
 // pg-boss would stop retrying a job after this many expired leases; a position is never abandoned.
 const RETRY_LIMIT = 1_000_000;
+const QUEUE_LOCK_CLASS = 0x52545751; // 'RTWQ'
 
 /** The NOTIFY channel workers listen on for new jobs (payload: the queue name). */
 export function wakeChannel(queueSchema: string): string {
@@ -95,7 +96,22 @@ export class JobQueue {
 
   async ensureQueue(queue: string): Promise<void> {
     if (this.created.has(queue)) return;
-    await this.boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds });
+    if ((await this.boss.getQueue(queue)) === null) {
+      // pg-boss 10 deadlocks when processes create one queue at the same moment: one at a time.
+      const lock = await this.pool.connect();
+      try {
+        await lock.query('SELECT pg_advisory_lock($1::int4, hashtext($2))', [QUEUE_LOCK_CLASS, this.options.schema]);
+        try {
+          if ((await this.boss.getQueue(queue)) === null) {
+            await this.boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds });
+          }
+        } finally {
+          await lock.query('SELECT pg_advisory_unlock($1::int4, hashtext($2))', [QUEUE_LOCK_CLASS, this.options.schema]);
+        }
+      } finally {
+        lock.release();
+      }
+    }
     this.created.add(queue);
   }
 
