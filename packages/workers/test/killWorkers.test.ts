@@ -124,4 +124,4 @@ it(`runs survive ${KILLS} SIGKILLs of workers mid-attempt: every run completes (
   } finally {
     await storage.close();
   }
-});
+}, FULL ? 1_800_000 : 120_000);
