@@ -77,8 +77,14 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     throw error;
   }
 
+  let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new WorkersError('WORKERS_CLOSED', 'This run client is closed.');
+  };
+
   return {
     async submitRun({ runId, graph }) {
+      assertOpen();
       if (typeof graph !== 'object' || graph === null || typeof graph.definition?.digest !== 'string') throw badOption('submitRun: graph must be a compiled graph.');
       // Writes graph:run-started (or finds the same run there: STORED_GRAPH_MISMATCH for another graph), nothing more.
       const guard = guardStorage(storage, (event) => event.type === GraphEventTypes.RUN_STARTED);
@@ -94,6 +100,7 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     },
 
     async resumeRun({ runId, position, value = null }) {
+      assertOpen();
       if (typeof position !== 'string') throw badOption('resumeRun: position must be a string.');
       const recorded = JSON.parse(canonicalJson(value)) as Json;
       const stored = await storedRun(storage, runId);
@@ -108,6 +115,7 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     },
 
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
+      assertOpen();
       const stored = await storedRun(storage, runId);
       const type = graphTypes.find((candidate) => candidate.kind === stored.kind && candidate.version === stored.typeVersion);
       if (type === undefined) {
@@ -130,6 +138,8 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     },
 
     async close() {
+      if (closed) return;
+      closed = true;
       await jobs.close();
       await storage.close();
     },
