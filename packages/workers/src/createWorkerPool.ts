@@ -1,4 +1,4 @@
-import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import { JobQueue, wakeChannel } from './jobQueue.js';
@@ -60,7 +60,7 @@ export interface WorkerPool {
  */
 export async function createWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const connection = resolveConnection(options, 'createWorkerPool');
-  const teams = resolveTeams(options.teams);
+  const teams = resolveTeams(options.teams, connection.schema ?? DEFAULT_SCHEMA, connection.namespace);
   const concurrency = integerOption(options.concurrency, 4, 'concurrency', 1, 1000);
   const leaseMs = integerOption(options.leaseMs, 30_000, 'leaseMs', 1000, 3_600_000);
   const pollIntervalMs = integerOption(options.pollIntervalMs, 1000, 'pollIntervalMs', 10, 3_600_000);

@@ -5,7 +5,7 @@ import type { GraphType } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
-import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
 import { JobQueue } from './jobQueue.js';
@@ -77,6 +77,7 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     throw error;
   }
 
+  const storageSchema = connection.schema ?? DEFAULT_SCHEMA;
   let closed = false;
   const assertOpen = () => {
     if (closed) throw new WorkersError('WORKERS_CLOSED', 'This run client is closed.');
@@ -95,7 +96,7 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
         if (!isStepBoundary(error)) throw error;
       }
       // The first job is the same job for the same run: submitting twice queues it once.
-      await jobs.send(queueName(graph.definition.digest), connection.namespace, [{ runId, position: null }]);
+      await jobs.send(queueName(graph.definition.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position: null }]);
       return { runId, digest: graph.definition.digest };
     },
 
@@ -111,7 +112,7 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
           details: { runId, position, lastEvent: last },
         });
       }
-      await jobs.send(queueName(stored.digest), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
+      await jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
     },
 
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {

@@ -80,11 +80,25 @@ it(`runs survive ${KILLS} SIGKILLs of workers mid-attempt: every run completes (
   try {
     await submitMore(6);
     while (kills < KILLS) {
-      // Pick a worker and kill it the moment one of its members starts an attempt.
-      const index = kills % WORKERS;
-      const victim = workers[index]!;
       await sleep(Math.random() * 150);
-      await nextMessage(victim, isType('attempt'));
+      // Kill whichever worker is the next to start an attempt; keep runs coming meanwhile.
+      const started = new Promise<number>((resolve) => {
+        const listeners = workers.map((worker, index) => {
+          const listener = (message: { type?: string }) => {
+            if (message.type !== 'attempt') return;
+            workers.forEach((other, i) => other.off('message', listeners[i]!));
+            resolve(index);
+          };
+          worker.on('message', listener);
+          return listener;
+        });
+      });
+      let index: number | null = null;
+      while (index === null) {
+        index = await Promise.race([started, sleep(1000).then(() => null)]);
+        if (index === null && (await check())) await submitMore(3);
+      }
+      const victim = workers[index]!;
       victim.kill('SIGKILL');
       expect(await exited(victim)).toEqual({ code: null, signal: 'SIGKILL' });
       children.delete(victim);
