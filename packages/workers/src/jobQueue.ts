@@ -126,20 +126,27 @@ export class JobQueue {
     await this.pool.query('SELECT pg_notify($1, $2)', [wakeChannel(this.options.schema), queue]);
   }
 
+  /** Claims up to `count` jobs, each with this worker's lease. */
   async fetch(queue: string, count: number): Promise<HeldJob[]> {
     await this.ensureQueue(queue);
     const jobs = await this.boss.fetch<StepJobData>(queue, { batchSize: count, includeMetadata: true });
-    return jobs.map((job) => ({ queue, id: job.id, retryCount: job.retryCount, data: job.data }));
+    const held = jobs.map((job) => ({ queue, id: job.id, retryCount: job.retryCount, data: job.data }));
+    await Promise.all(held.map((job) => this.renew(job)));
+    return held;
   }
 
-  private async whileHeld(job: HeldJob, set: string): Promise<boolean> {
-    const result = await this.pool.query(`UPDATE ${this.schema}.job SET ${set} WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3`, [job.queue, job.id, job.retryCount]);
+  private async whileHeld(job: HeldJob, set: string, values: unknown[] = []): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE ${this.schema}.job SET ${set} WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3`, [job.queue, job.id, job.retryCount, ...values]);
     return result.rowCount === 1;
   }
 
-  /** Extends the lease; false when it was lost (expired and taken over, or finished). */
+  /**
+   * Extends the lease to this worker's leaseMs from now; false when it was lost (expired and
+   * taken over, or finished). The lease is the claimant's: a job sent by a client (resumeRun)
+   * or a worker with another leaseMs gets this worker's at its first renewal, right after the claim.
+   */
   renew(job: HeldJob): Promise<boolean> {
-    return this.whileHeld(job, 'started_on = now()');
+    return this.whileHeld(job, 'started_on = now(), expire_in = make_interval(secs => $4)', [this.leaseSeconds]);
   }
 
   /** Marks the job done if this worker still holds it. */
