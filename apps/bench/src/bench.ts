@@ -9,13 +9,16 @@ import { benchFollow } from './followWorkload.js';
 import { benchGraphFold } from './graphFold.js';
 import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.js';
 import { benchPostgresPingPong } from './postgresWorkloads.js';
+import { benchWorkers } from './workersWorkload.js';
 import type { AdapterName } from './workloads.js';
 
 interface Job {
-  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong';
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers';
   readonly adapter: AdapterName | 'none';
   readonly size: number;
   readonly batchSize?: number;
+  /** Worker processes (the workers workload). */
+  readonly workers?: number;
   readonly repeats: number;
 }
 
@@ -37,6 +40,8 @@ async function runChild(job: Job): Promise<Numbers> {
       return { ...(await benchFollow(job.adapter as AdapterName, job.size, job.batchSize)) };
     case 'postgres-ping-pong':
       return { ...(await benchPostgresPingPong(job.size)) };
+    case 'workers':
+      return { ...(await benchWorkers(job.workers ?? 1, job.size)) };
   }
 }
 
@@ -80,6 +85,7 @@ function plan(quick: boolean): Job[] {
   for (const size of quick ? [1_000] : [1_000, 10_000]) jobs.push({ workload: 'ai-sdk-overhead', adapter: 'memory', size, repeats: quick ? 3 : 5 });
   for (const adapter of ADAPTERS) jobs.push({ workload: 'follow', adapter, size: quick ? 10_000 : 100_000, batchSize: 10, repeats: 1 });
   for (const size of [1_000, 10_000]) jobs.push({ workload: 'postgres-ping-pong', adapter: 'none', size, repeats: quick ? 1 : 3 });
+  for (const workers of [1, 2, 4]) jobs.push({ workload: 'workers', adapter: 'none', size: quick ? 24 : 64, workers, repeats: quick ? 1 : 3 });
   return jobs;
 }
 
@@ -109,8 +115,8 @@ async function main(): Promise<void> {
     results.push({ ...job, summary });
     const perUnit = leaf(summary, 'usPerTurn', 'median') ?? leaf(summary, 'usPerEvent', 'median') ?? leaf(summary, 'lastWindow', 'usPerAppend', 'median');
     process.stderr.write(
-      `${job.workload.padEnd(15)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}`.padEnd(48) +
-        ` ${perUnit === null ? '' : `${perUnit.toFixed(1)} µs/unit`}  rss ${leaf(summary, 'peakRssMiB', 'median')?.toFixed(0)} MiB\n`,
+      `${job.workload.padEnd(15)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}${job.workers ? ` ${job.workers}w` : ''}`.padEnd(48) +
+        ` ${perUnit === null ? '' : `${perUnit.toFixed(1)} µs/unit`}${job.workload === 'workers' ? `${leaf(summary, 'runsPerSecond', 'median')?.toFixed(1)} runs/s, pick-up p50 ${leaf(summary, 'pickUpMs', 'p50', 'median')} ms p95 ${leaf(summary, 'pickUpMs', 'p95', 'median')} ms` : ''}  rss ${leaf(summary, 'peakRssMiB', 'median')?.toFixed(0)} MiB\n`,
     );
   }
   // Flatness: µs per unit at the largest size over the smallest, per workload and adapter.

@@ -79,4 +79,4 @@ it(`a team run on PostgreSQL recovers to the uninterrupted result and messages a
   expect(killedRuns).toBeGreaterThan(0);
   expect(reference.messages.length).toBeGreaterThan(TURNS);
   expect(runs).toBeGreaterThan(0);
-});
+}, FULL ? 1_800_000 : 120_000);

@@ -66,6 +66,21 @@ describe('options', () => {
     expect(isWorkersError(error, 'INVALID_WORKERS_OPTIONS')).toBe(true);
   });
 
+  it('a closed run client refuses every call with WORKERS_CLOSED', async () => {
+    const closedClient = await createRunClient({ connectionString: database.url });
+    await closedClient.close();
+    await closedClient.close();
+    for (const call of [() => closedClient.runStatus({ runId: 'x' }), () => closedClient.submitRun({ runId: 'x', graph: workersTeamGraph(TURNS) }), () => closedClient.resumeRun({ runId: 'x', position: 'p' })]) {
+      expect(isWorkersError(await rejection(call()), 'WORKERS_CLOSED')).toBe(true);
+    }
+  });
+
+  it('runStatus without the run\'s graph type is UNKNOWN_GRAPH_TYPE', async () => {
+    await client.submitRun({ runId: 'typed', graph: workersTeamGraph(TURNS) });
+    const error = await rejection(client.runStatus({ runId: 'typed', graphTypes: [] }));
+    expect(isWorkersError(error, 'UNKNOWN_GRAPH_TYPE')).toBe(true);
+  });
+
   it('runStatus of a run that does not exist is RUN_NOT_FOUND', async () => {
     const error = await rejection(runStatus({ connectionString: database.url, runId: 'nowhere' }));
     expect(isWorkersError(error, 'RUN_NOT_FOUND')).toBe(true);

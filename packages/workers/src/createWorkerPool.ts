@@ -1,4 +1,4 @@
-import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import { JobQueue, wakeChannel } from './jobQueue.js';
@@ -37,7 +37,7 @@ export interface WorkerStats {
   readonly outcomesRecorded: number;
   /** Attempts whose outcome this worker could not record because another worker had moved the position on (its lease was taken over). */
   readonly refused: number;
-  /** Jobs whose lease this worker lost while running them (it then wrote nothing more). */
+  /** Jobs whose lease this worker lost while running them (another worker may have taken them over). */
   readonly leasesLost: number;
   /** Jobs that failed with an error and were given back for another worker to retry. */
   readonly errors: number;
@@ -60,7 +60,7 @@ export interface WorkerPool {
  */
 export async function createWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const connection = resolveConnection(options, 'createWorkerPool');
-  const teams = resolveTeams(options.teams);
+  const teams = resolveTeams(options.teams, connection.schema ?? DEFAULT_SCHEMA, connection.namespace);
   const concurrency = integerOption(options.concurrency, 4, 'concurrency', 1, 1000);
   const leaseMs = integerOption(options.leaseMs, 30_000, 'leaseMs', 1000, 3_600_000);
   const pollIntervalMs = integerOption(options.pollIntervalMs, 1000, 'pollIntervalMs', 10, 3_600_000);
@@ -95,27 +95,26 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
   let nextQueue = 0;
 
   async function handle(job: HeldJob, team: ResolvedTeam): Promise<void> {
-    const lost = new AbortController();
-    // Renewed every third of the lease; a renewal that finds the job held by someone else aborts the attempt.
+    let lost = false;
+    // Renewed every third of the lease. A lost lease does not stop the attempt: the fence does.
+    // If another worker took the position over, this one's outcome is refused (REVISION_CONFLICT)
+    // and nothing is written; if nobody did, its outcome stands and the retried job finds it.
     const renewal = setInterval(() => {
       queue.renew(job).then(
         (held) => {
-          if (!held && !lost.signal.aborted) lost.abort();
+          if (!held) lost = true;
         },
         () => undefined,
       );
     }, Math.max(250, Math.floor(leaseMs / 3)));
     try {
-      const step = await runStep({ storage, runId: job.data.runId, graph: team.graph, nodes: team.nodes, position: job.data.position, ...(job.data.resume === undefined ? {} : { resume: job.data.resume }), signal: lost.signal });
+      const step = await runStep({ storage, runId: job.data.runId, graph: team.graph, nodes: team.nodes, position: job.data.position, ...(job.data.resume === undefined ? {} : { resume: job.data.resume }) });
       if (step.started) counts.attemptsStarted++;
       if (step.recorded) counts.outcomesRecorded++;
-      if (step.started && !step.recorded && !lost.signal.aborted) counts.refused++;
-      if (lost.signal.aborted) {
-        counts.leasesLost++;
-        return;
-      }
+      if (step.refused) counts.refused++;
+      // Jobs are idempotent per position: sending what may already be queued is harmless.
       await queue.send(team.queue, connection.namespace, step.next.map((position) => ({ runId: job.data.runId, position })));
-      if (!(await queue.complete(job))) counts.leasesLost++;
+      if (lost || !(await queue.complete(job))) counts.leasesLost++;
       const result = step.result;
       if (result !== null && result.kind !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
     } catch (error) {

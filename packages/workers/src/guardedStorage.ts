@@ -1,3 +1,4 @@
+import { isStorageError } from '@roundtable/storage';
 import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
 
 /** Thrown by a guarded storage instead of writing an event the step may not write. Never leaves the package. */
@@ -19,6 +20,8 @@ export interface GuardedStorage {
   readonly written: NewEvent[];
   /** Events the step wanted to append but may not (the first refused append only). */
   readonly refused: NewEvent[];
+  /** Events of appends the storage refused with REVISION_CONFLICT (another writer got there first). */
+  readonly conflicted: NewEvent[];
   /** The type of the last stored event about `position`, as read through this storage. */
   lastTypeOf(position: string): string | null;
   readonly stopped: boolean;
@@ -41,6 +44,7 @@ function positionOf(event: { payload: unknown }): string | null {
 export function guardStorage(storage: RunStorage, allow: (event: NewEvent) => boolean): GuardedStorage {
   const written: NewEvent[] = [];
   const refused: NewEvent[] = [];
+  const conflicted: NewEvent[] = [];
   const lastType = new Map<string, string>();
   let stopped = false;
 
@@ -65,19 +69,22 @@ export function guardStorage(storage: RunStorage, allow: (event: NewEvent) => bo
     append: async (streamId, expectedRevision, events) => {
       if (stopped) throw new StepBoundary();
       const cut = events.findIndex((event) => !allow(event));
-      if (cut === -1) {
-        const head = await storage.append(streamId, expectedRevision, events);
-        written.push(...events);
-        events.forEach(note);
-        return head;
+      const allowed = cut === -1 ? events : events.slice(0, cut);
+      if (cut !== -1) {
+        stopped = true;
+        refused.push(...events.slice(cut));
       }
-      stopped = true;
-      refused.push(...events.slice(cut));
-      if (cut > 0) {
-        const prefix = events.slice(0, cut);
-        await storage.append(streamId, expectedRevision, prefix);
-        written.push(...prefix);
-        prefix.forEach(note);
+      if (allowed.length > 0) {
+        let head: number;
+        try {
+          head = await storage.append(streamId, expectedRevision, allowed);
+        } catch (error) {
+          if (isStorageError(error, 'REVISION_CONFLICT')) conflicted.push(...allowed);
+          throw error;
+        }
+        written.push(...allowed);
+        allowed.forEach(note);
+        if (cut === -1) return head;
       }
       throw new StepBoundary();
     },
@@ -86,6 +93,7 @@ export function guardStorage(storage: RunStorage, allow: (event: NewEvent) => bo
     storage: guarded,
     written,
     refused,
+    conflicted,
     lastTypeOf: (position) => lastType.get(position) ?? null,
     get stopped() {
       return stopped;

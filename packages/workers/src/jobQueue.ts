@@ -23,6 +23,7 @@ export interface HeldJob {
 export const DEFAULT_QUEUE_SCHEMA = 'roundtable_jobs';
 // pg-boss would stop retrying a job after this many expired leases; a position is never abandoned.
 const RETRY_LIMIT = 1_000_000;
+const QUEUE_LOCK_CLASS = 0x52545751; // 'RTWQ'
 
 /** The NOTIFY channel workers listen on for new jobs (payload: the queue name). */
 export function wakeChannel(queueSchema: string): string {
@@ -95,7 +96,22 @@ export class JobQueue {
 
   async ensureQueue(queue: string): Promise<void> {
     if (this.created.has(queue)) return;
-    await this.boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds });
+    if ((await this.boss.getQueue(queue)) === null) {
+      // pg-boss 10 deadlocks when processes create one queue at the same moment: one at a time.
+      const lock = await this.pool.connect();
+      try {
+        await lock.query('SELECT pg_advisory_lock($1::int4, hashtext($2))', [QUEUE_LOCK_CLASS, this.options.schema]);
+        try {
+          if ((await this.boss.getQueue(queue)) === null) {
+            await this.boss.createQueue(queue, { name: queue, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds });
+          }
+        } finally {
+          await lock.query('SELECT pg_advisory_unlock($1::int4, hashtext($2))', [QUEUE_LOCK_CLASS, this.options.schema]);
+        }
+      } finally {
+        lock.release();
+      }
+    }
     this.created.add(queue);
   }
 
@@ -110,20 +126,27 @@ export class JobQueue {
     await this.pool.query('SELECT pg_notify($1, $2)', [wakeChannel(this.options.schema), queue]);
   }
 
+  /** Claims up to `count` jobs, each with this worker's lease. */
   async fetch(queue: string, count: number): Promise<HeldJob[]> {
     await this.ensureQueue(queue);
     const jobs = await this.boss.fetch<StepJobData>(queue, { batchSize: count, includeMetadata: true });
-    return jobs.map((job) => ({ queue, id: job.id, retryCount: job.retryCount, data: job.data }));
+    const held = jobs.map((job) => ({ queue, id: job.id, retryCount: job.retryCount, data: job.data }));
+    await Promise.all(held.map((job) => this.renew(job)));
+    return held;
   }
 
-  private async whileHeld(job: HeldJob, set: string): Promise<boolean> {
-    const result = await this.pool.query(`UPDATE ${this.schema}.job SET ${set} WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3`, [job.queue, job.id, job.retryCount]);
+  private async whileHeld(job: HeldJob, set: string, values: unknown[] = []): Promise<boolean> {
+    const result = await this.pool.query(`UPDATE ${this.schema}.job SET ${set} WHERE name = $1 AND id = $2 AND state = 'active' AND retry_count = $3`, [job.queue, job.id, job.retryCount, ...values]);
     return result.rowCount === 1;
   }
 
-  /** Extends the lease; false when it was lost (expired and taken over, or finished). */
+  /**
+   * Extends the lease to this worker's leaseMs from now; false when it was lost (expired and
+   * taken over, or finished). The lease is the claimant's: a job sent by a client (resumeRun)
+   * or a worker with another leaseMs gets this worker's at its first renewal, right after the claim.
+   */
   renew(job: HeldJob): Promise<boolean> {
-    return this.whileHeld(job, 'started_on = now()');
+    return this.whileHeld(job, 'started_on = now(), expire_in = make_interval(secs => $4)', [this.leaseSeconds]);
   }
 
   /** Marks the job done if this worker still holds it. */

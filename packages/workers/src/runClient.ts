@@ -5,7 +5,7 @@ import type { GraphType } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
-import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
 import { JobQueue } from './jobQueue.js';
@@ -77,8 +77,15 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     throw error;
   }
 
+  const storageSchema = connection.schema ?? DEFAULT_SCHEMA;
+  let closed = false;
+  const assertOpen = () => {
+    if (closed) throw new WorkersError('WORKERS_CLOSED', 'This run client is closed.');
+  };
+
   return {
     async submitRun({ runId, graph }) {
+      assertOpen();
       if (typeof graph !== 'object' || graph === null || typeof graph.definition?.digest !== 'string') throw badOption('submitRun: graph must be a compiled graph.');
       // Writes graph:run-started (or finds the same run there: STORED_GRAPH_MISMATCH for another graph), nothing more.
       const guard = guardStorage(storage, (event) => event.type === GraphEventTypes.RUN_STARTED);
@@ -89,11 +96,12 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
         if (!isStepBoundary(error)) throw error;
       }
       // The first job is the same job for the same run: submitting twice queues it once.
-      await jobs.send(queueName(graph.definition.digest), connection.namespace, [{ runId, position: null }]);
+      await jobs.send(queueName(graph.definition.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position: null }]);
       return { runId, digest: graph.definition.digest };
     },
 
     async resumeRun({ runId, position, value = null }) {
+      assertOpen();
       if (typeof position !== 'string') throw badOption('resumeRun: position must be a string.');
       const recorded = JSON.parse(canonicalJson(value)) as Json;
       const stored = await storedRun(storage, runId);
@@ -104,10 +112,11 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
           details: { runId, position, lastEvent: last },
         });
       }
-      await jobs.send(queueName(stored.digest), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
+      await jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
     },
 
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
+      assertOpen();
       const stored = await storedRun(storage, runId);
       const type = graphTypes.find((candidate) => candidate.kind === stored.kind && candidate.version === stored.typeVersion);
       if (type === undefined) {
@@ -130,6 +139,8 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     },
 
     async close() {
+      if (closed) return;
+      closed = true;
       await jobs.close();
       await storage.close();
     },

@@ -28,6 +28,8 @@ export interface StepResult {
   readonly started: boolean;
   /** True when this step wrote an outcome (completed, failed, paused) for its position. */
   readonly recorded: boolean;
+  /** True when the storage refused this step's outcome (REVISION_CONFLICT) because another worker had moved the position on. */
+  readonly refused: boolean;
   /** How many events the step wrote. */
   readonly written: number;
 }
@@ -83,11 +85,13 @@ export async function runStep(request: StepRequest): Promise<StepResult> {
   const ours = (event: NewEvent) => position !== null && positionOf(event) === position;
   const dispatched = guard.written.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
   const waiting = result?.kind === 'waiting' ? result.positions : [];
+  const recorded = guard.written.some((event) => ours(event) && OUTCOMES.has(event.type));
   return {
     result,
     next: [...new Set([...dispatched, ...waiting])].filter((next) => next !== position || result?.kind === 'waiting'),
     started: guard.written.some((event) => ours(event) && event.type === GraphEventTypes.NODE_ATTEMPT_STARTED),
-    recorded: guard.written.some((event) => ours(event) && OUTCOMES.has(event.type)),
+    recorded,
+    refused: !recorded && guard.conflicted.some((event) => ours(event) && OUTCOMES.has(event.type)),
     written: guard.written.length,
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { CompiledGraph } from '@roundtable/graph';
 import type { NodeBinding } from '@roundtable/scheduler';
 import { WorkersError } from './workersErrors.js';
@@ -22,9 +23,14 @@ export interface ResolvedTeam extends WorkerTeam {
   readonly queue: string;
 }
 
-/** The pg-boss queue of one team definition: a run's jobs go to the queue of its stored definition digest. */
-export function queueName(digest: string): string {
-  return `roundtable_${digest.replace(/^sha256:/, '').slice(0, 32)}`;
+/**
+ * The pg-boss queue of one team definition in one storage schema and namespace: a run's jobs go
+ * to the queue of its stored definition digest, so only workers that know the team (and work on
+ * the same runs) claim them.
+ */
+export function queueName(digest: string, schema: string, namespace: string): string {
+  const hex = createHash('sha256').update(JSON.stringify([schema, namespace, digest]), 'utf8').digest('hex');
+  return `roundtable_${hex.slice(0, 32)}`;
 }
 
 function badOption(message: string): WorkersError {
@@ -32,7 +38,7 @@ function badOption(message: string): WorkersError {
 }
 
 /** Checks `teams` (keys: a definition digest, or `<definition id>@<definitionVersion>`) and indexes them by queue. */
-export function resolveTeams(teams: unknown): Map<string, ResolvedTeam> {
+export function resolveTeams(teams: unknown, schema: string, namespace: string): Map<string, ResolvedTeam> {
   if (typeof teams !== 'object' || teams === null || Array.isArray(teams)) throw badOption('teams must map a definition digest (or "<id>@<version>") to { graph, nodes }.');
   const byQueue = new Map<string, ResolvedTeam>();
   for (const [key, team] of Object.entries(teams as Record<string, unknown>)) {
@@ -43,7 +49,7 @@ export function resolveTeams(teams: unknown): Map<string, ResolvedTeam> {
     if (key !== digest && key !== `${value.id}@${value.definitionVersion}`) {
       throw badOption(`teams key ${JSON.stringify(key)} names neither the graph's digest (${digest}) nor "${value.id}@${value.definitionVersion}".`);
     }
-    const queue = queueName(digest);
+    const queue = queueName(digest, schema, namespace);
     if (byQueue.has(queue)) throw badOption(`teams lists the definition ${digest} twice.`);
     byQueue.set(queue, { graph, nodes, digest, queue });
   }

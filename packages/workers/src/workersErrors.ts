@@ -11,7 +11,7 @@ export const WorkersErrorCodes = {
   NOT_PAUSED: 'NOT_PAUSED',
   /** No graph type compiles the stored run (runStatus knows `teamGraphType` unless told more). */
   UNKNOWN_GRAPH_TYPE: 'UNKNOWN_GRAPH_TYPE',
-  /** The pool was closed. */
+  /** The run client was closed. */
   WORKERS_CLOSED: 'WORKERS_CLOSED',
 } as const;
 

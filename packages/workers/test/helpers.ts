@@ -108,13 +108,14 @@ export async function savedMessages(storage: RunStorage, runId: string, turns: n
 }
 
 /** Per position of a run: how many attempt starts and outcomes the record holds. */
-export async function attemptCounts(storage: RunStorage, runId: string): Promise<Map<string, { starts: number; outcomes: number; last: string }>> {
-  const counts = new Map<string, { starts: number; outcomes: number; last: string }>();
+export async function attemptCounts(storage: RunStorage, runId: string): Promise<Map<string, { starts: number; outcomes: number; completions: number; last: string }>> {
+  const counts = new Map<string, { starts: number; outcomes: number; completions: number; last: string }>();
   for await (const event of storage.read(runId)) {
     const position = (event.payload as { position?: unknown }).position;
     if (typeof position !== 'string') continue;
-    const entry = counts.get(position) ?? { starts: 0, outcomes: 0, last: '' };
+    const entry = counts.get(position) ?? { starts: 0, outcomes: 0, completions: 0, last: '' };
     if (event.type === 'graph:node-attempt-started') entry.starts++;
+    if (event.type === 'graph:node-completed') entry.completions++;
     if (['graph:node-completed', 'graph:node-failed', 'graph:node-paused'].includes(event.type)) entry.outcomes++;
     entry.last = event.type;
     counts.set(position, entry);

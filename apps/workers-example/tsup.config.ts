@@ -1,0 +1,3 @@
+import { getTsupConfig } from '../../tooling/tsup.config.js';
+
+export default getTsupConfig(['src/main.ts', 'src/worker.ts']);

@@ -1,0 +1,95 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { createPostgresStorage } from '@roundtable/storage-postgres';
+import type { TestDatabase } from '@roundtable/test-utils';
+import { createRunClient } from '../src/index.js';
+import type { WorkerStats } from '../src/index.js';
+import { workersTeamGraph } from './team.mjs';
+import { assertFreshBuild, attemptCounts, exited, forkFixture, nextMessage, referenceRun, savedMessages, testDatabase } from './helpers.js';
+
+// A worker frozen (SIGSTOP) in the middle of an attempt stops renewing its lease; another worker
+// takes the position over (attempt 2) and completes it. When the frozen worker thaws and its
+// member returns, its outcome is refused by the append at the expected revision: it writes nothing.
+
+const TURNS = 2;
+let database: TestDatabase;
+const children: ChildProcess[] = [];
+beforeAll(async () => {
+  assertFreshBuild();
+  database = await testDatabase('workers_lease');
+});
+afterEach(() => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    }
+  }
+});
+afterAll(() => database.drop());
+
+const isType =
+  <T extends { type: string }>(type: T['type']) =>
+  (message: unknown): message is T =>
+    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+
+it('a worker whose lease was taken over is refused when it writes, and the run ends as if it had never run', async () => {
+  const reference = await referenceRun(TURNS);
+  const options = JSON.stringify({ turns: TURNS, waitMs: 1500, concurrency: 1, leaseMs: 1000 });
+  const frozen = forkFixture('workerProcess.mjs', [database.url, 'frozen', options]);
+  children.push(frozen);
+  await nextMessage(frozen, isType('ready'));
+  const client = await createRunClient({ connectionString: database.url });
+  const storage = createPostgresStorage({ connectionString: database.url });
+  try {
+    await client.submitRun({ runId: 'lease', graph: workersTeamGraph(TURNS) });
+    const { position } = await nextMessage(frozen, isType<{ type: 'attempt'; position: string }>('attempt'));
+    frozen.kill('SIGSTOP');
+
+    const rescuer = forkFixture('workerProcess.mjs', [database.url, 'rescuer', options]);
+    children.push(rescuer);
+    await nextMessage(rescuer, isType('ready'));
+    // Wait until the rescuer has completed the frozen worker's position.
+    for (;;) {
+      const counts = (await attemptCounts(storage, 'lease')).get(position);
+      if (counts !== undefined && counts.completions === 1) break;
+      await sleep(100);
+    }
+    const taken = (await attemptCounts(storage, 'lease')).get(position)!;
+    expect(taken.starts).toBe(2);
+
+    frozen.kill('SIGCONT');
+    // The frozen worker's member returns now; let its write be tried and refused.
+    let frozenStats: WorkerStats;
+    for (;;) {
+      frozen.send({ type: 'stats' });
+      frozenStats = (await nextMessage(frozen, isType<{ type: 'stats'; stats: WorkerStats }>('stats'))).stats;
+      if (frozenStats.refused > 0 || frozenStats.errors > 0) break;
+      await sleep(50);
+    }
+    // Its outcome was refused, it knew its lease was gone, and nothing failed.
+    expect(frozenStats).toMatchObject({ refused: 1, leasesLost: 1, errors: 0 });
+
+    for (;;) {
+      const status = await client.runStatus({ runId: 'lease' });
+      if (status.kind !== 'waiting') {
+        expect(status).toEqual(reference.result);
+        break;
+      }
+      await sleep(100);
+    }
+    expect(await savedMessages(storage, 'lease', TURNS)).toEqual(reference.messages);
+    const counts = (await attemptCounts(storage, 'lease')).get(position)!;
+    expect(counts).toMatchObject({ starts: 2, completions: 1, outcomes: 1 });
+    // The completion is attempt 2's: after the rescuer's node-resumed, nothing of attempt 1 was written.
+    const about: string[] = [];
+    for await (const event of storage.read('lease')) if ((event.payload as { position?: string }).position === position) about.push(event.type);
+    expect(about).toEqual(['graph:node-dispatched', 'graph:node-attempt-started', 'graph:node-resumed', 'graph:node-attempt-started', 'graph:node-completed']);
+  } finally {
+    await client.close();
+    await storage.close();
+  }
+  for (const child of children) child.send({ type: 'close' });
+  await Promise.all(children.map((child) => exited(child)));
+});
