@@ -12,6 +12,7 @@ export {
   duplicateEventId,
   eventPayloadBytes,
   prepareAppend,
+  storedEventCanonicalText,
   resolveAgainstHead,
   resolveStorageOptions,
   revisionConflict,

@@ -1,4 +1,5 @@
-import { assertJson, canonicalJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, freezeJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import type { FrozenJson } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
@@ -90,6 +91,19 @@ export function payloadText(payload: unknown, where: string, canonical: boolean)
     if (canonical) return canonicalJson(payload);
     assertJson(payload);
     return undefined;
+  } catch (error) {
+    if (!isRoundtableError(error)) throw error;
+    throw invalid(`${where}: payload is not JSON: ${error.message}`, { field: 'payload', cause: error.details });
+  }
+}
+
+/**
+ * A payload checked, canonicalised and frozen by one walk (INVALID_STORED_VALUE when it is not
+ * JSON): its canonical text and a deep-frozen copy that shares the payload's deep-frozen parts.
+ */
+export function frozenPayload(payload: unknown, where: string): FrozenJson {
+  try {
+    return freezeJson(payload);
   } catch (error) {
     if (!isRoundtableError(error)) throw error;
     throw invalid(`${where}: payload is not JSON: ${error.message}`, { field: 'payload', cause: error.details });
