@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, assertJson, canonicalJson, copyFrozenJson, freezeJson, isJson, jsonHeight, utf8ByteLength } from './index.js';
+import { MAX_JSON_DEPTH, assertJson, canonicalJson, copyFrozenJson, deepFreezeJson, freezeJson, isJson, jsonHeight, utf8ByteLength } from './index.js';
 import type { Json } from './index.js';
 
 const notJson = fc.constantFrom<unknown>(undefined, Number.NaN, Number.POSITIVE_INFINITY, '\ud800', () => 1, new Date(0), Symbol('s'), 1n);
@@ -91,6 +91,15 @@ describe('freezeJson: one walk checks, canonicalises, measures and freezes', () 
     expect(copyFrozenJson(frozen.value)).toBe(frozen.value);
     expect(freezeJson(frozen.value).value).toBe(frozen.value);
     expect(frozen.text).toBe('{"a":[{"list":[1,2],"text":"hi"}],"b":{"list":[1,2],"text":"hi"},"n":0}');
+  });
+
+  it('deepFreezeJson freezes a parsed value in place, once, and refuses what is not JSON', () => {
+    const parsed = JSON.parse('{"a":[{"b":1}],"c":"x"}') as { a: { b: number }[]; c: string };
+    expect(deepFreezeJson(parsed)).toBe(parsed);
+    expect(Object.isFrozen(parsed) && Object.isFrozen(parsed.a) && Object.isFrozen(parsed.a[0])).toBe(true);
+    expect(copyFrozenJson(parsed)).toBe(parsed);
+    expect(jsonHeight(parsed)).toBe(3);
+    expect(() => deepFreezeJson({ bad: Number.NaN })).toThrow(/not finite/);
   });
 
   it('refuses a frozen value that is not JSON and keeps the depth limit for reused parts', () => {

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, walkJsonCopy, walkJsonFrozenText, walkJsonHeight } from './json.js';
+import { MAX_JSON_DEPTH, walkJsonCopy, walkJsonFreezeInPlace, walkJsonFrozenText, walkJsonHeight } from './json.js';
 import type { Json } from './json.js';
 import { utf8ByteLength } from './utf8.js';
 
@@ -48,4 +48,15 @@ export interface FrozenJson {
 export function freezeJson(value: unknown): FrozenJson {
   const { value: frozen, text } = walkJsonFrozenText(value);
   return { value: frozen, text, bytes: utf8ByteLength(text) };
+}
+
+/**
+ * Checks that `value` is JSON and deep-freezes it in place, in one walk, remembering it as
+ * verified (so `copyFrozenJson` and `jsonHeight` of it answer at once). For a value the caller
+ * owns, such as one it has just parsed: nothing else may hold it unfrozen. Returns `value`;
+ * throws JsonValueError for anything that is not JSON (possibly after freezing parts of it).
+ */
+export function deepFreezeJson<T>(value: T): T & Json {
+  walkJsonFreezeInPlace(value);
+  return value as T & Json;
 }

@@ -3,7 +3,7 @@ export type { RoundtableErrorOptions } from './errors.js';
 export { JsonValueError, JsonErrorCodes, MAX_JSON_DEPTH, assertJson, isJson, isWellFormedString } from './json.js';
 export type { Json, JsonObject } from './json.js';
 export { canonicalJson } from './canonicalJson.js';
-export { copyFrozenJson, freezeJson, jsonHeight } from './frozenJson.js';
+export { copyFrozenJson, deepFreezeJson, freezeJson, jsonHeight } from './frozenJson.js';
 export type { FrozenJson } from './frozenJson.js';
 export { digest } from './digest.js';
 export type { Digest } from './digest.js';

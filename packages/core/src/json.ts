@@ -72,6 +72,8 @@ interface WalkMode {
   readonly copy: boolean;
   /** A canonical copy: keys in code-unit order and `-0` as `0`, even when not writing. */
   readonly sortKeys: boolean;
+  /** Freeze the value itself, in place (no copy): only for a value the caller owns. */
+  readonly freeze?: boolean;
 }
 
 interface WalkResult {
@@ -87,6 +89,7 @@ interface WalkResult {
  */
 function walk(value: unknown, mode: WalkMode): WalkResult {
   const { write, copy, sortKeys } = mode;
+  const freeze = mode.freeze === true;
   const ancestors: object[] = [];
   const tokens: (string | number)[] = [];
   const fail: (message: string, extra?: string | number) => never = (message, extra) => {
@@ -155,6 +158,7 @@ function walk(value: unknown, mode: WalkMode): WalkResult {
       frozen = true;
       copied = result.copy;
     } else {
+      if (freeze) Object.freeze(current);
       frozen = result.frozen && Object.isFrozen(current);
       if (frozen) verifiedHeights.set(current, result.height);
       copied = current;
@@ -233,6 +237,11 @@ export function walkJson(value: unknown, write: ((chunk: string) => void) | null
 /** The height of `value` (0 for a primitive) when it is JSON; throws JsonValueError otherwise. */
 export function walkJsonHeight(value: unknown): number {
   return walk(value, { write: null, copy: false, sortKeys: false }).height;
+}
+
+/** Checks a JSON value and deep-freezes it in place (JsonValueError otherwise); the caller must own it. */
+export function walkJsonFreezeInPlace(value: unknown): void {
+  walk(value, { write: null, copy: false, sortKeys: false, freeze: true });
 }
 
 /** A deep-frozen copy of a JSON value (deep-frozen parts are reused); throws JsonValueError otherwise. */
