@@ -5,7 +5,7 @@ import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
 import { assertNewEvent, assertStreamId, isStorageError } from '@roundtable/storage';
-import type { NewEvent, RunStorage } from '@roundtable/storage';
+import type { NewEvent, RunStorage, StorageErrorCode } from '@roundtable/storage';
 import type { Tracer } from '@opentelemetry/api';
 import { AttemptFailureCodes, runAttempt } from './attemptOutcome.js';
 import type { AttemptOutcome } from './attemptOutcome.js';
@@ -398,13 +398,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const { open, attempt, binding, event } = entry;
     const isOurs = (current: OpenAttempt) => isOursAt(current, attempt);
     try {
-      const written = await this.#appendForAttemptNow(open, (current) => (isOurs(current) ? event : null));
+      const written = await this.#appendWithRefold(open, (current) => (isOurs(current) ? event : null));
       return written ? event : null;
     } catch (error) {
       const failure = refusedOutcome(error);
       if (failure === null) throw error;
       const fallback = this.#failureEvent(open, attempt, binding, failure);
-      const written = await this.#appendForAttemptNow(open, (current) => (isOurs(current) ? fallback : null));
+      const written = await this.#appendWithRefold(open, (current) => (isOurs(current) ? fallback : null));
       return written ? fallback : null;
     }
   }
@@ -439,11 +439,15 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * written. Returns whether the event was written.
    */
   #appendForAttempt(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
-    return this.#exclusive(() => this.#appendForAttemptNow(open, build));
+    return this.#exclusive(() => this.#appendWithRefold(open, build));
   }
 
-  /** `#appendForAttempt` for a caller that already holds the lock. */
-  async #appendForAttemptNow(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
+  /**
+   * The one append-and-refold loop (for a caller that already holds the lock): appends what
+   * `build` makes of the attempt's current state; on REVISION_CONFLICT folds what is new and
+   * asks `build` again, until it is written or `build` says null.
+   */
+  async #appendWithRefold(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
     for (;;) {
       const current = this.#folder.open.get(open.position);
       const event = current === undefined ? null : build(current);
@@ -567,16 +571,23 @@ function unrecordable(event: NewEvent): string | null {
   }
 }
 
+/**
+ * How a storage refusal of an outcome's content is recorded instead: the attempt's failure code
+ * and the message (given the storage's own message). Other storage errors are not about the
+ * outcome and are thrown.
+ */
+const REFUSED_OUTCOMES: Readonly<Partial<Record<StorageErrorCode, { readonly code: string; readonly message: (storageMessage: string) => string }>>> = {
+  STORAGE_LIMIT_EXCEEDED: { code: AttemptFailureCodes.RESULT_TOO_LARGE, message: (text) => `Storage refused the outcome as too large: ${text}` },
+  // Never quote the storage's message: the secret must not reach the record.
+  KNOWN_SECRET: { code: AttemptFailureCodes.KNOWN_SECRET, message: () => 'Storage refused the outcome: it contains a known secret.' },
+  INVALID_STORED_VALUE: { code: AttemptFailureCodes.EFFECT_FAILED, message: (text) => `Storage refused the outcome: ${text}` },
+};
+
 /** The failure to record when the storage refused an outcome for its content, or null for other errors. */
 function refusedOutcome(error: unknown): NodeFailure | null {
-  if (isStorageError(error, 'STORAGE_LIMIT_EXCEEDED')) {
-    return { code: AttemptFailureCodes.RESULT_TOO_LARGE, message: `Storage refused the outcome as too large: ${thrownMessage(error)}` };
-  }
-  if (isStorageError(error, 'KNOWN_SECRET')) return { code: AttemptFailureCodes.KNOWN_SECRET, message: 'Storage refused the outcome: it contains a known secret.' };
-  if (isStorageError(error, 'INVALID_STORED_VALUE')) {
-    return { code: AttemptFailureCodes.EFFECT_FAILED, message: `Storage refused the outcome: ${thrownMessage(error)}` };
-  }
-  return null;
+  if (!isStorageError(error)) return null;
+  const rule = REFUSED_OUTCOMES[error.code];
+  return rule === undefined ? null : { code: rule.code, message: rule.message(thrownMessage(error)) };
 }
 
 function throwIfAborted(signal: AbortSignal): void {
