@@ -82,3 +82,30 @@ describe('graphEventProblem: the one shape check of writer and fold', () => {
     expect(graphEventProblem({ type: GraphEventTypes.NODE_RETRIED, version: 1, payload: retried(1)[1] })).toBeNull();
   });
 });
+
+describe('RunRecordFolder.stateAfter: the state an append leads to (SPEC 11.1)', () => {
+  it('returns the folded state without applying, and applying the same events reuses it', () => {
+    const events = recordOf(dispatched, started(1), [GraphEventTypes.NODE_COMPLETED, { nodeId: 'a', position, result: { summary: 'done' } }]);
+    const folder = fold(events.slice(0, 3));
+    const before = folder.state;
+    const outcome = events[3]!;
+    const ahead = folder.stateAfter([outcome]);
+    expect(folder.state).toBe(before);
+    expect(folder.revision).toBe(3);
+    expect(ahead).toEqual(fold(events).state);
+    folder.apply({ ...outcome });
+    expect(folder.state).toBe(ahead);
+    expect(folder.open.size).toBe(0);
+  });
+
+  it('reduces again when a different event is applied instead', () => {
+    const failed: [string, Json] = [GraphEventTypes.NODE_FAILED, { nodeId: 'a', position, code: 'DENIED', message: 'no' }];
+    const events = recordOf(dispatched, started(1), failed);
+    const folder = fold(events.slice(0, 3));
+    const ahead = folder.stateAfter([{ type: GraphEventTypes.NODE_COMPLETED, version: 1, payload: { nodeId: 'a', position, result: { summary: 'done' } } }]);
+    folder.apply(events[3]!);
+    expect(folder.state).not.toEqual(ahead);
+    expect(folder.state).toEqual(fold(events).state);
+    expect(folder.state.members[0]).toMatchObject({ status: 'failed', failureCode: 'DENIED' });
+  });
+});

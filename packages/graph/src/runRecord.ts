@@ -201,6 +201,8 @@ export class RunRecordFolder<State> {
   readonly #nodeIds: ReadonlySet<string>;
   #expectedBatch: DispatchCommand[] = [];
   #batchIndex = 0;
+  /** States computed ahead by `stateAfter`, which `apply` of the same events reuses. */
+  #ahead: { readonly type: string; readonly payload: Json; readonly before: State; readonly after: State }[] = [];
 
   constructor(graph: CompiledGraph<State>) {
     this.#graph = graph;
@@ -225,6 +227,23 @@ export class RunRecordFolder<State> {
       this.#applyNodeEvent(event, payload);
     }
     this.revision = event.revision;
+  }
+
+  /**
+   * The state after folding `events` (graph events about open attempts, in order) into the
+   * current state, without applying them. Applying the same events next (the same payload
+   * objects, e.g. after appending them) reuses these states instead of reducing again, so a
+   * writer can ask `decide` about the state its next append leads to. Checks nothing:
+   * `apply` still checks every event.
+   */
+  stateAfter(events: readonly { readonly type: string; readonly version: number; readonly payload: Json }[]): State {
+    let state = this.state;
+    this.#ahead = events.map((event) => {
+      const before = state;
+      state = this.#graph.reduce(before, { type: event.type, version: event.version, payload: event.payload });
+      return { type: event.type, payload: event.payload, before, after: state };
+    });
+    return state;
   }
 
   /**
@@ -276,7 +295,14 @@ export class RunRecordFolder<State> {
       if (open === undefined || open.nodeId !== nodeId) throw invalidEvent(event, `no unfinished attempt of ${nodeId} at ${position}.`);
       this.#applyAttemptEvent(event, payload, open);
     }
-    this.state = this.#graph.reduce(this.state, { type: event.type, version: event.version, payload });
+    this.state = this.#reduce(event, payload);
+  }
+
+  #reduce(event: RecordedEvent, payload: Record<string, Json>): State {
+    const ahead = this.#ahead.shift();
+    if (ahead !== undefined && ahead.before === this.state && ahead.type === event.type && ahead.payload === event.payload) return ahead.after;
+    this.#ahead = [];
+    return this.#graph.reduce(this.state, { type: event.type, version: event.version, payload });
   }
 
   #applyDispatch(event: RecordedEvent, nodeId: string, position: string): void {

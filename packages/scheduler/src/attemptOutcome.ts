@@ -1,5 +1,5 @@
-import { canonicalJson, isRoundtableError, utf8ByteLength } from '@roundtable/core';
-import type { Json } from '@roundtable/core';
+import { canonicalJson, freezeJson, isRoundtableError, utf8ByteLength } from '@roundtable/core';
+import type { FrozenJson, Json } from '@roundtable/core';
 import { findJsonProblem } from '@roundtable/graph';
 import type { CompiledGraph } from '@roundtable/graph';
 import type { NodeAction, NodeContext, ResolvedBinding } from './nodeBinding.js';
@@ -166,11 +166,13 @@ function graphRefusal(graph: CompiledGraph<unknown>, nodeId: string, result: Jso
 
 function checkResult(graph: CompiledGraph<unknown>, binding: ResolvedBinding, nodeId: string, output: unknown): AttemptOutcome {
   const outputBytes = binding.limits.outputBytes;
-  let text = jsonText(output);
-  if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, notJsonMessage('The result', output));
-  const bytes = utf8ByteLength(text);
-  if (outputBytes !== undefined && bytes > outputBytes) {
-    return failed(AttemptFailureCodes.OUTPUT_LIMIT, `The result is ${bytes} bytes, over the limit of ${outputBytes}.`);
+  // One walk checks, measures, canonicalises and freezes the result; every later stage (the
+  // storage preflight, secret screening, the reducer, input building) reuses that work. The
+  // node keeps its object: later edits to it cannot reach the state.
+  let frozen = frozenResult(output);
+  if (frozen === null) return failed(AttemptFailureCodes.RESULT_INVALID, notJsonMessage('The result', output));
+  if (outputBytes !== undefined && frozen.bytes > outputBytes) {
+    return failed(AttemptFailureCodes.OUTPUT_LIMIT, `The result is ${frozen.bytes} bytes, over the limit of ${outputBytes}.`);
   }
   if (binding.contract) {
     let accepted: unknown;
@@ -179,13 +181,19 @@ function checkResult(graph: CompiledGraph<unknown>, binding: ResolvedBinding, no
     } catch (error) {
       return failed(AttemptFailureCodes.RESULT_INVALID, contractRefusal(error));
     }
-    text = jsonText(accepted);
-    if (text === null) return failed(AttemptFailureCodes.RESULT_INVALID, notJsonMessage('The value the result contract returned', accepted));
+    frozen = frozenResult(accepted);
+    if (frozen === null) return failed(AttemptFailureCodes.RESULT_INVALID, notJsonMessage('The value the result contract returned', accepted));
   }
-  // Record a copy made from the text already written: the node keeps its object, and later
-  // edits to it must not reach the state.
-  const copy = JSON.parse(text) as Json;
-  const refusal = graphRefusal(graph, nodeId, copy);
+  const refusal = graphRefusal(graph, nodeId, frozen.value);
   if (refusal !== null) return failed(AttemptFailureCodes.RESULT_INVALID, refusal);
-  return { kind: 'completed', result: copy };
+  return { kind: 'completed', result: frozen.value };
+}
+
+/** The frozen canonical copy of a value, or null when it is not JSON (or reading it throws). */
+function frozenResult(value: unknown): FrozenJson | null {
+  try {
+    return freezeJson(value);
+  } catch {
+    return null;
+  }
 }

@@ -5,7 +5,7 @@ import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
 import { assertNewEvent, assertStreamId, isStorageError } from '@roundtable/storage';
-import type { NewEvent, RunStorage } from '@roundtable/storage';
+import type { NewEvent, RunStorage, StorageErrorCode } from '@roundtable/storage';
 import type { Tracer } from '@opentelemetry/api';
 import { AttemptFailureCodes, runAttempt } from './attemptOutcome.js';
 import type { AttemptOutcome } from './attemptOutcome.js';
@@ -72,6 +72,10 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   /** Serialises folding and appending: attempts of one batch finish concurrently. */
   #lock: Promise<unknown> = Promise.resolve();
   #busy = false;
+  /** Outcomes waiting for the next append (group commit, SPEC 11.1). */
+  #pending: PendingOutcome[] = [];
+  /** A dispatch batch appended, with its attempts started, in the same append as an outcome. */
+  #startedBatch: readonly DispatchCommand[] | null = null;
 
   constructor(options: GraphExecutorOptions<State>, bindings: ReadonlyMap<string, ResolvedBinding>) {
     this.runId = options.runId;
@@ -160,6 +164,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       // The loop checks the signal before each batch, so a run that finished is not reported aborted.
       return await body(runSignal);
     } finally {
+      // A batch started in a session that failed is in flight: the next call reports it waiting.
+      this.#startedBatch = null;
       this.#busy = false;
     }
   }
@@ -179,6 +185,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
 
   async #drive(signal: AbortSignal): Promise<GraphRunResult> {
     for (;;) {
+      // The batch the last outcome's append dispatched and started (SPEC 11.1): run it now.
+      const started = this.#startedBatch;
+      this.#startedBatch = null;
+      if (started !== null) {
+        await Promise.all(started.map((command) => this.#execute(command.position, signal, true)));
+        continue;
+      }
       throwIfAborted(signal);
       const unfinished = [...this.#folder.open.values()].filter((attempt) => attempt.status !== 'paused');
       if (unfinished.length > 0) {
@@ -198,7 +211,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       const batch = commands as DispatchCommand[];
       const dispatched = await this.#dispatch(batch);
       if (!dispatched) continue;
-      await Promise.all(batch.map((command) => this.#execute(command.position, signal)));
+      await Promise.all(batch.map((command) => this.#execute(command.position, signal, true)));
     }
   }
 
@@ -209,21 +222,16 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     return this.#folder.revision !== before;
   }
 
-  /** Appends one batch of dispatches atomically; false when another writer got there first. */
+  /**
+   * Appends one batch of dispatches and the start of each of its attempts in one append (no
+   * member code runs between them); false when another writer got there first.
+   */
   async #dispatch(batch: readonly DispatchCommand[]): Promise<boolean> {
-    for (const command of batch) {
-      if (this.#folder.dispatched.has(command.position)) {
-        throw new GraphExecutionError('DUPLICATE_POSITION', `decide dispatched position ${command.position} a second time.`, {
-          details: { position: command.position },
-        });
-      }
-    }
-    const events = batch.map((command) =>
-      this.#event(GraphEventTypes.NODE_DISPATCHED, { nodeId: command.nodeId, position: command.position }, null),
-    );
+    assertNewPositions(this.#folder.dispatched, batch);
+    const events = this.#dispatchEvents(batch);
     return this.#exclusive(async () => {
       try {
-        await this.#appendAndFold(events, batch);
+        await this.#appendAndFold(events, { commands: batch, at: 0 });
         return true;
       } catch (error) {
         if (!isStorageError(error, 'REVISION_CONFLICT')) throw error;
@@ -233,22 +241,45 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     });
   }
 
+  /** `node-dispatched` for each command of a batch, then `node-attempt-started` for each. */
+  #dispatchEvents(batch: readonly DispatchCommand[]): NewEvent[] {
+    const dispatches = batch.map((command) => this.#event(GraphEventTypes.NODE_DISPATCHED, { nodeId: command.nodeId, position: command.position }, null));
+    const starts = batch.map((command, index) =>
+      this.#event(
+        GraphEventTypes.NODE_ATTEMPT_STARTED,
+        { nodeId: command.nodeId, position: command.position, attempt: 1, retrySafe: this.#bindings.get(command.nodeId)!.retrySafe },
+        dispatches[index]!.eventId,
+      ),
+    );
+    return [...dispatches, ...starts];
+  }
+
   /**
    * Runs the next attempt of an open position and records its outcome; while the binding's
    * `retry` allows, a failure is recorded as `node-retried` and the next attempt follows.
    */
-  async #execute(position: string, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const open = this.#folder.open.get(position);
-      if (open === undefined || (open.status !== 'dispatched' && open.status !== 'resumed')) return;
+  async #execute(position: string, signal: AbortSignal, alreadyStarted = false): Promise<void> {
+    for (let first = true; ; first = false) {
+      let open = this.#folder.open.get(position);
+      if (open === undefined) return;
       const binding = this.#bindings.get(open.nodeId)!;
-      const attempt = open.attempt + 1;
-      const started = await this.#appendForAttempt(open, (current) =>
-        current.status === open.status && current.attempt === open.attempt
-          ? this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: open.nodeId, position, attempt, retrySafe: binding.retrySafe }, open.dispatchEventId)
-          : null,
-      );
-      if (!started) return;
+      let attempt: number;
+      if (first && alreadyStarted) {
+        // This executor appended the attempt's start together with its dispatch.
+        if (open.status !== 'started') return;
+        attempt = open.attempt;
+      } else {
+        if (open.status !== 'dispatched' && open.status !== 'resumed') return;
+        const before = open;
+        attempt = before.attempt + 1;
+        const started = await this.#appendForAttempt(before, (current) =>
+          current.status === before.status && current.attempt === before.attempt
+            ? this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: before.nodeId, position, attempt, retrySafe: binding.retrySafe }, before.dispatchEventId)
+            : null,
+        );
+        if (!started) return;
+        open = before;
+      }
       // The member runs inside its attempt's span, so the spans it starts nest under it.
       const context = {
         input: open.input,
@@ -264,7 +295,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       try {
         const outcome = await span.within(() => runAttempt(this.#graph as CompiledGraph<unknown>, binding, context, signal));
         if (outcome.kind === 'aborted' || signal.aborted) return;
-        written = await this.#recordOutcome(open, attempt, binding, outcome);
+        written = await this.#recordOutcome(open, attempt, binding, outcome, signal);
       } finally {
         span.end(attemptSpanOutcome(written));
       }
@@ -282,11 +313,12 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   /**
    * Records exactly one outcome of a started attempt. Every event is checked before it is
    * written by the same shape check the fold applies and by the storage's envelope check, so
-   * the record never holds an outcome that a later fold refuses. Returns the event written, or
-   * null when another executor moved the attempt on (a `node-retried` means: start the next attempt).
+   * the record never holds an outcome that a later fold refuses. Outcomes that arrive while an
+   * append is in flight are written together by the next one (group commit). Returns the event
+   * written, or null when another executor moved the attempt on (a `node-retried` means: start
+   * the next attempt).
    */
-  async #recordOutcome(open: OpenAttempt, attempt: number, binding: ResolvedBinding, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>): Promise<NewEvent | null> {
-    const isOurs = (current: OpenAttempt) => current.status === 'started' && current.attempt === attempt;
+  #recordOutcome(open: OpenAttempt, attempt: number, binding: ResolvedBinding, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>, signal: AbortSignal): Promise<NewEvent | null> {
     let event = this.#outcomeEvent(open, attempt, binding, outcome);
     const problem = unrecordable(event);
     if (problem !== null) {
@@ -295,14 +327,84 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         message: `The attempt's outcome cannot be recorded: ${problem}`,
       });
     }
+    return new Promise<NewEvent | null>((resolve, reject) => {
+      this.#pending.push({ open, attempt, binding, event, resolve, reject });
+      void this.#exclusive(() => this.#flushOutcomes(signal));
+    });
+  }
+
+  /**
+   * Writes every outcome waiting, in arrival order, in one append; when they leave no attempt
+   * in flight and `decide` then dispatches, the same append carries that batch and the start of
+   * each of its attempts (SPEC 11.1), which `#drive` runs next. If the storage refuses the
+   * grouped append (a conflict, or content it will not hold), each outcome is written alone
+   * with the usual conflict and refusal handling, and nothing else.
+   */
+  async #flushOutcomes(signal: AbortSignal): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = [];
+    if (pending.length === 0) return;
+    const settled = new Set<PendingOutcome>();
+    const settle = (entry: PendingOutcome, written: NewEvent | null) => {
+      settled.add(entry);
+      entry.resolve(written);
+    };
     try {
-      const written = await this.#appendForAttempt(open, (current) => (isOurs(current) ? event : null));
+      const ours = pending.filter((entry) => {
+        if (isOursAt(this.#folder.open.get(entry.open.position), entry.attempt)) return true;
+        settle(entry, null);
+        return false;
+      });
+      if (ours.length === 0) return;
+      const outcomes = ours.map((entry) => entry.event);
+      const next = signal.aborted ? null : this.#batchAfter(outcomes);
+      const events = next === null ? outcomes : [...outcomes, ...this.#dispatchEvents(next)];
+      try {
+        await this.#appendAndFold(events, next === null ? undefined : { commands: next, at: outcomes.length });
+        this.#startedBatch = next;
+        for (const entry of ours) settle(entry, entry.event);
+        return;
+      } catch (error) {
+        if (!isStorageError(error, 'REVISION_CONFLICT') && refusedOutcome(error) === null) throw error;
+        this.#folder.stateAfter([]); // drops the look-ahead: the record did not take these events
+      }
+      for (const entry of ours) settle(entry, await this.#recordAlone(entry));
+    } catch (error) {
+      for (const entry of pending) if (!settled.has(entry)) entry.reject(error);
+    }
+  }
+
+  /**
+   * The dispatch batch `decide` returns once `outcomes` are folded, or null when they leave an
+   * attempt in flight, `decide` ends the run, or the batch is one `#drive` refuses.
+   */
+  #batchAfter(outcomes: readonly NewEvent[]): DispatchCommand[] | null {
+    const finished = new Map(outcomes.map((event) => [(event.payload as { position: string }).position, event.type]));
+    for (const attempt of this.#folder.open.values()) {
+      const type = finished.get(attempt.position);
+      const stillOpen = type === undefined ? attempt.status !== 'paused' : type === GraphEventTypes.NODE_RETRIED;
+      if (stillOpen) return null;
+    }
+    const commands = this.#graph.decide(this.#folder.stateAfter(outcomes));
+    if (commands.length === 0 || commands.some((command) => command.kind !== 'dispatch')) return null;
+    const batch = commands as DispatchCommand[];
+    const positions = new Set(batch.map((command) => command.position));
+    if (positions.size !== batch.length || batch.some((command) => this.#folder.dispatched.has(command.position))) return null;
+    return batch;
+  }
+
+  /** One outcome in its own append; a content refusal records the failure instead. */
+  async #recordAlone(entry: PendingOutcome): Promise<NewEvent | null> {
+    const { open, attempt, binding, event } = entry;
+    const isOurs = (current: OpenAttempt) => isOursAt(current, attempt);
+    try {
+      const written = await this.#appendWithRefold(open, (current) => (isOurs(current) ? event : null));
       return written ? event : null;
     } catch (error) {
       const failure = refusedOutcome(error);
       if (failure === null) throw error;
       const fallback = this.#failureEvent(open, attempt, binding, failure);
-      const written = await this.#appendForAttempt(open, (current) => (isOurs(current) ? fallback : null));
+      const written = await this.#appendWithRefold(open, (current) => (isOurs(current) ? fallback : null));
       return written ? fallback : null;
     }
   }
@@ -336,21 +438,28 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * new and asks `build` again: null means someone else moved the attempt on, so nothing is
    * written. Returns whether the event was written.
    */
-  async #appendForAttempt(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
-    return this.#exclusive(async () => {
-      for (;;) {
-        const current = this.#folder.open.get(open.position);
-        const event = current === undefined ? null : build(current);
-        if (event === null) return false;
-        try {
-          await this.#appendAndFold([event]);
-          return true;
-        } catch (error) {
-          if (!isStorageError(error, 'REVISION_CONFLICT')) throw error;
-          await this.#readNew();
-        }
+  #appendForAttempt(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
+    return this.#exclusive(() => this.#appendWithRefold(open, build));
+  }
+
+  /**
+   * The one append-and-refold loop (for a caller that already holds the lock): appends what
+   * `build` makes of the attempt's current state; on REVISION_CONFLICT folds what is new and
+   * asks `build` again, until it is written or `build` says null.
+   */
+  async #appendWithRefold(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
+    for (;;) {
+      const current = this.#folder.open.get(open.position);
+      const event = current === undefined ? null : build(current);
+      if (event === null) return false;
+      try {
+        await this.#appendAndFold([event]);
+        return true;
+      } catch (error) {
+        if (!isStorageError(error, 'REVISION_CONFLICT')) throw error;
+        await this.#readNew();
       }
-    });
+    }
   }
 
   #terminal(command: Exclude<GraphCommand, DispatchCommand>): GraphRunResult {
@@ -388,12 +497,17 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     };
   }
 
-  /** Appends at the folded revision, then folds the written events without reading them back. */
-  async #appendAndFold(events: readonly NewEvent[], batch?: readonly DispatchCommand[]): Promise<void> {
+  /**
+   * Appends at the folded revision, then folds the written events without reading them back;
+   * `batch` is the dispatch batch `decide` returned that starts at event index `at`.
+   */
+  async #appendAndFold(events: readonly NewEvent[], batch?: { readonly commands: readonly DispatchCommand[]; readonly at: number }): Promise<void> {
     const expected = this.#folder.revision;
     await this.#storage.append(this.runId, expected, events);
-    if (batch) this.#folder.expectDispatchBatch(batch);
-    events.forEach((event, index) => this.#folder.apply({ ...event, revision: expected + index + 1 }));
+    events.forEach((event, index) => {
+      if (batch !== undefined && index === batch.at) this.#folder.expectDispatchBatch(batch.commands);
+      this.#folder.apply({ ...event, revision: expected + index + 1 });
+    });
     this.#folder.endOfRead();
   }
 
@@ -406,6 +520,32 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const result = this.#lock.then(work, work);
     this.#lock = result.catch(() => undefined);
     return result;
+  }
+}
+
+/** An outcome waiting for the next append. */
+interface PendingOutcome {
+  readonly open: OpenAttempt;
+  readonly attempt: number;
+  readonly binding: ResolvedBinding;
+  readonly event: NewEvent;
+  readonly resolve: (written: NewEvent | null) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Whether `current` is still the started attempt `attempt`, which an outcome may end. */
+function isOursAt(current: OpenAttempt | undefined, attempt: number): boolean {
+  return current !== undefined && current.status === 'started' && current.attempt === attempt;
+}
+
+/** DUPLICATE_POSITION when `decide` dispatches a position twice in a run. */
+function assertNewPositions(dispatched: ReadonlySet<string>, batch: readonly DispatchCommand[]): void {
+  for (const command of batch) {
+    if (dispatched.has(command.position)) {
+      throw new GraphExecutionError('DUPLICATE_POSITION', `decide dispatched position ${command.position} a second time.`, {
+        details: { position: command.position },
+      });
+    }
   }
 }
 
@@ -431,16 +571,23 @@ function unrecordable(event: NewEvent): string | null {
   }
 }
 
+/**
+ * How a storage refusal of an outcome's content is recorded instead: the attempt's failure code
+ * and the message (given the storage's own message). Other storage errors are not about the
+ * outcome and are thrown.
+ */
+const REFUSED_OUTCOMES: Readonly<Partial<Record<StorageErrorCode, { readonly code: string; readonly message: (storageMessage: string) => string }>>> = {
+  STORAGE_LIMIT_EXCEEDED: { code: AttemptFailureCodes.RESULT_TOO_LARGE, message: (text) => `Storage refused the outcome as too large: ${text}` },
+  // Never quote the storage's message: the secret must not reach the record.
+  KNOWN_SECRET: { code: AttemptFailureCodes.KNOWN_SECRET, message: () => 'Storage refused the outcome: it contains a known secret.' },
+  INVALID_STORED_VALUE: { code: AttemptFailureCodes.EFFECT_FAILED, message: (text) => `Storage refused the outcome: ${text}` },
+};
+
 /** The failure to record when the storage refused an outcome for its content, or null for other errors. */
 function refusedOutcome(error: unknown): NodeFailure | null {
-  if (isStorageError(error, 'STORAGE_LIMIT_EXCEEDED')) {
-    return { code: AttemptFailureCodes.RESULT_TOO_LARGE, message: `Storage refused the outcome as too large: ${thrownMessage(error)}` };
-  }
-  if (isStorageError(error, 'KNOWN_SECRET')) return { code: AttemptFailureCodes.KNOWN_SECRET, message: 'Storage refused the outcome: it contains a known secret.' };
-  if (isStorageError(error, 'INVALID_STORED_VALUE')) {
-    return { code: AttemptFailureCodes.EFFECT_FAILED, message: `Storage refused the outcome: ${thrownMessage(error)}` };
-  }
-  return null;
+  if (!isStorageError(error)) return null;
+  const rule = REFUSED_OUTCOMES[error.code];
+  return rule === undefined ? null : { code: rule.code, message: rule.message(thrownMessage(error)) };
 }
 
 function throwIfAborted(signal: AbortSignal): void {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { assertStoredEvent, corruptStream, isStorageError } from '@roundtable/storage';
+import { corruptStream, isStorageError, readStoredEvent } from '@roundtable/storage';
 import type { StoredEvent } from '@roundtable/storage';
 
 /** The on-disk format of one committed batch; bump on any incompatible change. */
@@ -96,16 +96,14 @@ export function decodeBatchFile(bytes: Buffer, streamId: string, firstRevision: 
 
   const events = texts.map((line, index): StoredEvent => {
     const revision = firstRevision + index;
-    let value: unknown;
     try {
-      value = JSON.parse(line);
-      assertStoredEvent(value, { streamId, revision });
+      // One walk checks the event and freezes it in place: the fold reuses it as it is.
+      return readStoredEvent(JSON.parse(line), { streamId, revision });
     } catch (error) {
       if (isStorageError(error, 'UNSUPPORTED_ENVELOPE_VERSION')) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw damaged(`has an invalid event at revision ${revision}: ${reason}`, error);
     }
-    return value;
   });
   return { first: firstRevision, count, texts, events };
 }

@@ -1,4 +1,4 @@
-import { StorageError, assertRevision, changeHints, assertStreamId, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, changeHints, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions, storedEventCanonicalText } from '@roundtable/storage';
 import type { NewEvent, ReadOptions, RunStorage, StorageConfig, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
 import { addListener, backingState, createMemoryBacking, exclusively, notifyListeners } from './memoryBacking.js';
 import type { MemoryBacking, MemoryBackingState, MemoryStream } from './memoryBacking.js';
@@ -9,14 +9,6 @@ export interface MemoryStorageOptions extends StorageOptions {
   readonly backing?: MemoryBacking;
 }
 
-/** Freezes a freshly parsed JSON value all the way down, so reads can hand it out without copying. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 class MemoryStorage implements RunStorage {
   readonly identity: StorageIdentity;
@@ -66,14 +58,14 @@ class MemoryStorage implements RunStorage {
       const namespace = this.namespace(true);
       const stream = namespace.get(streamId);
       const head = stream?.events.length ?? 0;
-      const decision = await resolveAgainstHead(prepared, head, (from, to) => stream?.texts.slice(from - 1, to) ?? []);
+      const decision = await resolveAgainstHead(prepared, head, (from, to) => (stream?.events.slice(from - 1, to) ?? []).map(storedEventCanonicalText));
       if (decision !== 'write') return decision;
       const duplicate = stream === undefined ? undefined : prepared.eventIds.find((eventId) => stream.eventIds.has(eventId));
       if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
-      const target = stream ?? { events: [], texts: [], eventIds: new Set<string>() };
+      const target = stream ?? { events: [], eventIds: new Set<string>() };
+      // prepareAppend's events are deep-frozen copies: reads hand them out as they are.
       for (const [index, event] of prepared.events.entries()) {
-        target.events.push(deepFreeze(event));
-        target.texts.push(prepared.texts[index]!);
+        target.events.push(event);
         target.eventIds.add(prepared.eventIds[index]!);
       }
       if (stream === undefined) namespace.set(streamId, target);

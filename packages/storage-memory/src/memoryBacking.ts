@@ -1,10 +1,12 @@
 import type { StoredEvent } from '@roundtable/storage';
 
-/** One stream as the memory adapter keeps it: frozen events, their canonical texts, their ids. */
+/**
+ * One stream as the memory adapter keeps it: deep-frozen events (payloads shared with the
+ * writer's frozen values, no second copy) and their ids. The canonical text a byte-identical
+ * retry is compared with is written again from the event when a retry asks, not kept.
+ */
 export interface MemoryStream {
   readonly events: StoredEvent[];
-  /** The canonical JSON of each event, for the byte-identical retry check. */
-  readonly texts: string[];
   readonly eventIds: Set<string>;
 }
 

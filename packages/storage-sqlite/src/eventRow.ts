@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { assertStoredEvent, corruptStream, isStorageError } from '@roundtable/storage';
+import { corruptStream, isStorageError, readStoredEvent } from '@roundtable/storage';
 import type { StoredEvent } from '@roundtable/storage';
 
 /** One row of the `events` table as a read selects it. */
@@ -33,9 +33,11 @@ export function decodeEventRow(row: EventRow, streamId: string, revision: number
   if (row.revision !== revision) throw corruptStream(streamId, `revision ${revision} is missing (found ${String(row.revision)} next).`);
   if (typeof row.body !== 'string' || typeof row.checksum !== 'string') throw corruptStream(streamId, `revision ${revision} has a malformed row.`);
   if (bodyChecksum(row.body) !== row.checksum) throw corruptStream(streamId, `revision ${revision} does not match its checksum.`);
-  const event = parseBody(row.body, streamId, revision);
+  const parsed = parseBody(row.body, streamId, revision);
+  let event: StoredEvent;
   try {
-    assertStoredEvent(event, { streamId, revision });
+    // One walk checks the event and freezes it in place: the fold reuses it as it is.
+    event = readStoredEvent(parsed, { streamId, revision });
   } catch (error) {
     if (isStorageError(error, 'UNSUPPORTED_ENVELOPE_VERSION')) throw error;
     const reason = error instanceof Error ? error.message : String(error);

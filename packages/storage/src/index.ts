@@ -4,7 +4,7 @@ export { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js
 export type { NewEvent, StoredEvent } from './events.js';
 export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
 export type { ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
-export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, isStreamId } from './validation.js';
+export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, isStreamId, readStoredEvent } from './validation.js';
 export {
   MIN_KNOWN_SECRET_LENGTH,
   appendBatchBytes,
@@ -12,6 +12,7 @@ export {
   duplicateEventId,
   eventPayloadBytes,
   prepareAppend,
+  storedEventCanonicalText,
   resolveAgainstHead,
   resolveStorageOptions,
   revisionConflict,

@@ -1,4 +1,4 @@
-import { canonicalJson, isIdentifier, isWellFormedString } from '@roundtable/core';
+import { canonicalJson, copyFrozenJson, isIdentifier, isWellFormedString } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import {
   eventPayloadBytes,
   isStorageError,
   prepareAppend,
+  readStoredEvent,
+  storedEventCanonicalText,
   resolveAgainstHead,
   resolveStorageOptions,
 } from './index.js';
@@ -312,5 +314,34 @@ describe('assertStoredEvent', () => {
     refusal(() => assertStoredEvent({ ...stored, revision: 0 }), 'INVALID_STORED_VALUE');
     refusal(() => assertStoredEvent(stored, { streamId: 's', revision: 2 }), 'INVALID_STORED_VALUE');
     refusal(() => assertStoredEvent({ ...stored, extra: true }), 'INVALID_STORED_VALUE');
+  });
+});
+
+describe('the stored events of prepareAppend and readStoredEvent (one walk per value)', () => {
+  it('returns deep-frozen stored events that share the caller\'s frozen parts, with their texts', () => {
+    const saved = copyFrozenJson({ text: 'hi', list: [1] });
+    const payload = { saved, b: { n: 1 } };
+    const prepared = prepareAppend(config(), 's', 0, [event('a', payload)]);
+    const stored = prepared.events[0]!;
+    expect(Object.isFrozen(stored) && Object.isFrozen(stored.payload)).toBe(true);
+    expect((stored.payload as { saved: Json }).saved).toBe(saved);
+    expect(Object.keys(stored)).toEqual([...Object.keys(stored)].sort());
+    expect(storedEventCanonicalText(stored)).toBe(prepared.texts[0]);
+    payload.b.n = 2;
+    expect((stored.payload as { b: { n: number } }).b.n).toBe(1);
+  });
+
+  it('readStoredEvent checks like assertStoredEvent and freezes the parsed value in place', () => {
+    const text = prepareAppend(config(), 's', 0, [event('a', { list: [{ n: 1 }] })]).texts[0]!;
+    const parsed = JSON.parse(text) as { payload: { list: object[] } };
+    expect(readStoredEvent(parsed, { streamId: 's', revision: 1 })).toBe(parsed);
+    expect(Object.isFrozen(parsed) && Object.isFrozen(parsed.payload.list[0])).toBe(true);
+    for (const timestamp of ['2025-02-29T00:00:00.000Z', '2025-13-01T00:00:00.000Z', '2025-04-31T00:00:00.000Z', '2025-01-01T24:00:00.000Z', '2025-01-01T00:60:00.000Z']) {
+      const bad = { ...(JSON.parse(text) as object), timestamp };
+      refusal(() => readStoredEvent(bad), 'INVALID_STORED_VALUE');
+      refusal(() => assertStoredEvent(bad), 'INVALID_STORED_VALUE');
+    }
+    expect(() => readStoredEvent({ ...(JSON.parse(text) as object), timestamp: '2024-02-29T23:59:59.999Z' })).not.toThrow();
+    refusal(() => readStoredEvent({ ...(JSON.parse(text) as object), payload: { n: Number.NaN } }), 'INVALID_STORED_VALUE');
   });
 });

@@ -1,10 +1,11 @@
-import { canonicalJson, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { canonicalJson, copyFrozenJson, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import type { Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
 import type { StorageLimits, StorageOptions } from './storage.js';
 import { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
-import { assertNewEventEnvelope, assertRevision, assertStreamId, isStreamId, payloadText } from './validation.js';
+import { assertNewEventEnvelope, assertRevision, assertStreamId, frozenPayload, isStreamId } from './validation.js';
 import { findKnownSecret, withoutKnownSecrets } from './knownSecrets.js';
 
 /** Storage options with defaults applied and checked; what adapters keep. */
@@ -20,7 +21,11 @@ export interface PreparedAppend {
   readonly expectedRevision: number;
   /** The head after this batch is written. */
   readonly nextHead: number;
-  /** Deep copies of the events as they will be stored; later edits of the caller's objects change nothing. */
+  /**
+   * The events as they will be stored, deep-frozen (a payload's deep-frozen parts are shared with
+   * the caller, which cannot change them), keys in canonical order: later edits of the caller's
+   * objects change nothing.
+   */
   readonly events: readonly StoredEvent[];
   /** The canonical JSON of each stored event, what adapters write and compare. */
   readonly texts: readonly string[];
@@ -123,14 +128,15 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
   for (let index = 0; index < count; index++) {
     const event: unknown = events[index];
     assertNewEventEnvelope(event, `events[${index}]`);
-    const payload = payloadText(event.payload, `events[${index}]`, true);
+    const frozen = frozenPayload(event.payload, `events[${index}]`);
+    const payload = frozen.text;
     if (seen.has(event.eventId)) {
       throw new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(event.eventId)} appears twice in the batch.`, {
         details: { eventId: event.eventId },
       });
     }
     seen.add(event.eventId);
-    const payloadBytes = utf8ByteLength(payload);
+    const payloadBytes = frozen.bytes;
     if (payloadBytes > config.limits.maxEventPayloadBytes) {
       throw new StorageError('STORAGE_LIMIT_EXCEEDED', `events[${index}] payload is ${payloadBytes} bytes, over the limit of ${config.limits.maxEventPayloadBytes}.`, {
         details: { limit: 'maxEventPayloadBytes', bytes: payloadBytes, max: config.limits.maxEventPayloadBytes, index },
@@ -146,7 +152,7 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
     }
     const text = storedEventText(event, payload, streamId, expectedRevision + index + 1);
     texts.push(text);
-    stored.push(JSON.parse(text) as StoredEvent);
+    stored.push(storedEvent(event, frozen.value, streamId, expectedRevision + index + 1));
     eventIds.push(event.eventId);
   }
   if (batchBytes > config.limits.maxAppendBatchBytes) {
@@ -163,6 +169,21 @@ const field = (value: string | null) => (value === null ? 'null' : JSON.stringif
 
 function newEventText(event: NewEvent, payload: string): string {
   return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"eventId":${field(event.eventId)},"payload":${payload},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
+}
+
+/**
+ * The canonical JSON of a stored event: exactly the text `prepareAppend` gave in `texts` for
+ * it, for an adapter that keeps events and not their texts (the byte-identical retry check).
+ */
+export function storedEventCanonicalText(event: StoredEvent): string {
+  return canonicalJson(event);
+}
+
+/** The stored event as a deep-frozen object, keys in canonical order (as parsing its text gives). */
+function storedEvent(event: NewEvent, payload: Json, streamId: string, revision: number): StoredEvent {
+  const { causationId, correlationId, eventId, timestamp, type, version } = event;
+  const fields = { causationId, correlationId, envelopeVersion: ENVELOPE_VERSION, eventId, payload, revision, streamId, timestamp, type, version };
+  return copyFrozenJson(fields as unknown as Json) as unknown as StoredEvent;
 }
 
 function storedEventText(event: NewEvent, payload: string, streamId: string, revision: number): string {

@@ -1,4 +1,5 @@
-import { assertJson, canonicalJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, deepFreezeJson, freezeJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import type { FrozenJson } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
@@ -37,10 +38,18 @@ function isEventIdentifier(value: unknown): value is string {
   return isIdentifier(value) && isWellFormedString(value) && utf8ByteLength(value) <= MAX_ID_BYTES;
 }
 
+const digits = (text: string, from: number, to: number) => Number(text.slice(from, to));
+
+/** `YYYY-MM-DDTHH:MM:SS.mmmZ` naming a real UTC time (what `toISOString` writes), checked without a Date. */
 function isTimestamp(value: unknown): value is string {
   if (typeof value !== 'string' || !TIMESTAMP.test(value)) return false;
-  const time = Date.parse(value);
-  return Number.isFinite(time) && new Date(time).toISOString() === value;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 7);
+  const day = digits(value, 8, 10);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days && digits(value, 11, 13) < 24 && digits(value, 14, 16) < 60 && digits(value, 17, 19) < 60;
 }
 
 function hasExactKeys(value: object, keys: readonly string[]): boolean {
@@ -58,8 +67,12 @@ function isPlainDataObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   if (Object.getOwnPropertySymbols(value).length > 0) return false;
-  const descriptors = Object.getOwnPropertyDescriptors(value);
-  return Object.values(descriptors).every((descriptor) => 'value' in descriptor && descriptor.enumerable === true);
+  const names = Object.getOwnPropertyNames(value);
+  for (const name of names) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, name);
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return false;
+  }
+  return true;
 }
 
 /** Checks the fields every event shares, for a new event or the new-event part of a stored one. */
@@ -96,6 +109,19 @@ export function payloadText(payload: unknown, where: string, canonical: boolean)
   }
 }
 
+/**
+ * A payload checked, canonicalised and frozen by one walk (INVALID_STORED_VALUE when it is not
+ * JSON): its canonical text and a deep-frozen copy that shares the payload's deep-frozen parts.
+ */
+export function frozenPayload(payload: unknown, where: string): FrozenJson {
+  try {
+    return freezeJson(payload);
+  } catch (error) {
+    if (!isRoundtableError(error)) throw error;
+    throw invalid(`${where}: payload is not JSON: ${error.message}`, { field: 'payload', cause: error.details });
+  }
+}
+
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
   assertNewEventEnvelope(value, where);
@@ -111,11 +137,25 @@ export function assertNewEventEnvelope(value: unknown, where: string): asserts v
 }
 
 /**
+ * What an adapter does with a value it has just parsed from its own stored text: every check
+ * of `assertStoredEvent`, in one walk that also deep-freezes the value in place (so the fold
+ * reuses it without copying or walking it again). Returns the event.
+ */
+export function readStoredEvent(value: unknown, expected?: { streamId: string; revision: number }): StoredEvent {
+  checkStoredEvent(value, expected, true);
+  return value as StoredEvent;
+}
+
+/**
  * Checks a value read back from storage. An `envelopeVersion` other than 1 is
  * UNSUPPORTED_ENVELOPE_VERSION; anything else that is off is INVALID_STORED_VALUE. Adapters turn
  * the latter into CORRUPT_EVENT_STREAM when it comes from damaged data.
  */
 export function assertStoredEvent(value: unknown, expected?: { streamId: string; revision: number }): asserts value is StoredEvent {
+  checkStoredEvent(value, expected, false);
+}
+
+function checkStoredEvent(value: unknown, expected: { streamId: string; revision: number } | undefined, freeze: boolean): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('Stored event must be an object.');
   if (!isPlainDataObject(value)) throw invalid('Stored event must be a plain object with data properties only.');
   const event = value as Record<string, unknown>;
@@ -129,7 +169,17 @@ export function assertStoredEvent(value: unknown, expected?: { streamId: string;
   if (typeof event.revision !== 'number' || !Number.isSafeInteger(event.revision) || event.revision < 1) {
     throw invalid('Stored event revision must be a positive safe integer.', { field: 'revision' });
   }
-  assertEventFields(event, `stored event ${event.streamId}@${event.revision}`);
+  const where = `stored event ${event.streamId}@${event.revision}`;
+  assertEventFields(event, where, !freeze);
+  if (freeze) {
+    try {
+      deepFreezeJson(event.payload);
+    } catch (error) {
+      if (!isRoundtableError(error)) throw error;
+      throw invalid(`${where}: payload is not JSON: ${error.message}`, { field: 'payload', cause: error.details });
+    }
+    Object.freeze(event);
+  }
   if (expected && (event.streamId !== expected.streamId || event.revision !== expected.revision)) {
     throw invalid(`Stored event is ${event.streamId}@${event.revision}, expected ${expected.streamId}@${expected.revision}.`);
   }
