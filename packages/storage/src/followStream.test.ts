@@ -110,6 +110,22 @@ describe('followStream', () => {
     expect(none).toEqual([]);
   });
 
+  it('ends at once when the abort lands during a read, not a poll interval later', async () => {
+    const { storage } = hintingStore('none');
+    await storage.append('s', 0, [event(1)]);
+    const controller = new AbortController();
+    const read = storage.read.bind(storage);
+    // The host aborts while the follow's first read is in progress (after its last event).
+    storage.read = async function* (streamId, options) {
+      yield* read(streamId, options);
+      controller.abort();
+    };
+    const seen: number[] = [];
+    // A poll interval of an hour: a follow that waited for it would outlast the test's timeout.
+    for await (const item of followStream(storage, 's', { signal: controller.signal, pollIntervalMs: 3_600_000 })) seen.push(item.revision);
+    expect(seen).toEqual([1]);
+  });
+
   it('refuses a bad stream id, after or poll interval with typed errors', async () => {
     const { storage } = hintingStore();
     const attempts: [string, Parameters<typeof followStream>[2]][] = [

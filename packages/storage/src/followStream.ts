@@ -16,6 +16,8 @@ export const DEFAULT_FOLLOW_POLL_INTERVAL_MS = 250;
 
 /** Resolves after `ms`, or at once when `wake` fires or `signal` aborts; never rejects. */
 function waitForWake(ms: number, signal: AbortSignal, register: (wake: () => void) => void): Promise<void> {
+  // An abort that landed during the read before this wait has already fired its event.
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     let settled = false;
     const done = () => {
