@@ -12,7 +12,7 @@ interface BatchPayload {
   readonly size: number;
 }
 
-const KILLS = FULL ? 240 : 24;
+const KILLS = FULL ? 1_000 : 24;
 const STREAMS = ['crash-a', 'crash-b', 'crash-c', 'crash-shared'];
 
 let database: TestDatabase;
