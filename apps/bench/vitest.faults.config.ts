@@ -3,8 +3,6 @@ import { defineConfig } from 'vitest/config';
 // The fault-injection suite: bounded by default (CI), one file at a time; FAULT_SCALE=full for
 // the long form, two files at a time (the kill file's work is in its child processes, the fuzz
 // files' in their own worker). faultTotals.ts prints the totals over every file at the end.
-// Worker threads, not forks: a fresh-clone CI rehearsal wedged once with vitest's forks pool
-// (main process and its one fork both idle, no file finished: a known vitest 4 forks hang).
 const full = process.env.FAULT_SCALE === 'full';
 
 export default defineConfig({
@@ -14,7 +12,7 @@ export default defineConfig({
     environment: 'node',
     testTimeout: full ? 3_600_000 : 900_000,
     hookTimeout: 120_000,
-    pool: 'threads',
+    pool: 'forks',
     fileParallelism: full,
     maxWorkers: full ? 2 : 1,
   },

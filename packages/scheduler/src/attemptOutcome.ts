@@ -97,6 +97,10 @@ export async function runAttempt(graph: CompiledGraph<unknown>, binding: Resolve
       const bytes = jsonBytes(ctx.input) ?? Number.POSITIVE_INFINITY;
       if (bytes > limits.inputBytes) return failed(AttemptFailureCodes.INPUT_LIMIT, `The input is ${bytes} bytes, over the limit of ${limits.inputBytes}.`);
     }
+    // The run may have been aborted while decideAction was pending: the attempt's own signal is
+    // then already aborted, and its abort event (which the member and the timeout race wait
+    // for) will never fire again, so the member must not start.
+    if (runSignal.aborted) return { kind: 'aborted' };
     const settled = await runWithTimeout(binding, context, controller, runSignal, limits.timeoutMs);
     if (settled.kind === 'aborted' || runSignal.aborted) return { kind: 'aborted' };
     if (settled.kind === 'timeout') return failed(AttemptFailureCodes.TIMEOUT, `The attempt took longer than ${limits.timeoutMs} ms.`);
@@ -125,6 +129,7 @@ async function runWithTimeout(
   const stopped = new Promise<Settled>((resolve) => {
     onAbort = () => resolve(runSignal.aborted ? { kind: 'aborted' } : { kind: 'timeout' });
     controller.signal.addEventListener('abort', onAbort, { once: true });
+    if (controller.signal.aborted) onAbort();
     if (timeoutMs !== undefined) timer = setTimeout(() => controller.abort(new Error(`Timed out after ${timeoutMs} ms.`)), timeoutMs);
   });
   // The node may abort the run synchronously from inside `run`: `stopped` already listens.

@@ -291,3 +291,32 @@ describe('an executor that lost a race learns the outcome', () => {
     expect((await b.run()).kind).toBe('complete');
   });
 });
+
+describe('an abort while a sibling attempt waits in decideAction', () => {
+  // Found by the attempt fuzz: a run aborted while another attempt of the batch awaited its
+  // decideAction started that member anyway, with a signal whose abort event had already
+  // fired, so a member (and the timeout race) waiting for that event hung `run()` for ever.
+  it('ends the run with ABORTED and never starts the waiting member', async () => {
+    const graph = compileGraph(teamGraphType, soloTeam(['a', 'b']));
+    const controller = new AbortController();
+    let bStarted = false;
+    const executor = await createGraphExecutor({
+      runId: RUN,
+      graph,
+      storage: createMemoryStorage(),
+      nodes: {
+        a: { decideAction: async () => ({ kind: 'allow' }), run: () => (controller.abort(), { summary: 'a' }), limits: { timeoutMs: 5 } },
+        b: {
+          decideAction: async () => ({ kind: 'allow' }),
+          run: (ctx) => {
+            bStarted = true;
+            return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ summary: 'late' }), { once: true }));
+          },
+          limits: { timeoutMs: 5 },
+        },
+      },
+    });
+    await expect(executor.run(controller.signal)).rejects.toSatisfy((error: unknown) => isGraphExecutionError(error, 'ABORTED'));
+    expect(bStarted).toBe(false);
+  });
+});

@@ -228,7 +228,8 @@ suite('attempt path fuzzing', () => {
         countFuzzCase('thrown values');
         await fuzzCase(cases);
       }),
-      { numRuns: CASES },
+      // A run that never settles is a failure with its counterexample, not a hung suite.
+      { numRuns: Number(process.env.ATTEMPT_FUZZ_CASES ?? CASES), timeout: 5_000, ...(process.env.ATTEMPT_FUZZ_SEED ? { seed: Number(process.env.ATTEMPT_FUZZ_SEED) } : {}) },
     );
     expect(faultCounts.recoveredRuns).toBeGreaterThanOrEqual(CASES);
   });
