@@ -305,9 +305,9 @@ describe('an abort while a sibling attempt waits in decideAction', () => {
       graph,
       storage: createMemoryStorage(),
       nodes: {
-        a: { decideAction: async () => ({ kind: 'allow' }), run: () => (controller.abort(), { summary: 'a' }), limits: { timeoutMs: 5 } },
+        a: { decideAction: () => Promise.resolve({ kind: 'allow' as const }), run: () => (controller.abort(), { summary: 'a' }), limits: { timeoutMs: 5 } },
         b: {
-          decideAction: async () => ({ kind: 'allow' }),
+          decideAction: () => Promise.resolve({ kind: 'allow' as const }),
           run: (ctx) => {
             bStarted = true;
             return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve({ summary: 'late' }), { once: true }));
