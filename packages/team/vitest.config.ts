@@ -1,3 +1,3 @@
 import { getVitestConfig } from '../../tooling/vitest.config.js';
 
-export default getVitestConfig({ testTimeout: 60_000 });
+export default getVitestConfig();

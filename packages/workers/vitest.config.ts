@@ -1,4 +1,4 @@
 import { mergeConfig } from 'vitest/config';
 import { getVitestConfig } from '../../tooling/vitest.config.js';
 
-export default mergeConfig(getVitestConfig({ testTimeout: 120_000 }), { test: { globalSetup: ['./test/globalSetup.ts'] } });
+export default mergeConfig(getVitestConfig(), { test: { globalSetup: ['./test/globalSetup.ts'] } });
