@@ -1,4 +1,5 @@
 import { RoundtableError } from '@roundtable/core';
+import type { GraphValidationIssue } from '@roundtable/graph';
 
 export const ResultContractErrorCodes = {
   RESULT_INVALID: 'RESULT_INVALID',
@@ -7,12 +8,12 @@ export const ResultContractErrorCodes = {
 
 export type ResultContractErrorCode = (typeof ResultContractErrorCodes)[keyof typeof ResultContractErrorCodes];
 
-/** One reason a value broke a contract; `path` is a JSON pointer into the value. */
-export interface ResultContractIssue {
-  readonly code: string;
-  readonly path: string;
-  readonly message: string;
-}
+/**
+ * One reason a value broke a contract; `path` is a JSON pointer into the value. The same
+ * `{ code, path, message }` as graph's `GraphValidationIssueSchema`, whose issues the team
+ * contract passes on as they are.
+ */
+export type ResultContractIssue = Readonly<GraphValidationIssue>;
 
 /** A value a result contract refused (RESULT_INVALID), or a contract that cannot be defined (INVALID_CONTRACT). */
 export class ResultContractError extends RoundtableError {

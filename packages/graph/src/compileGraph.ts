@@ -4,7 +4,7 @@ import { GraphErrorCodes, GraphValidationError, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
 import { validateGraphCommands } from './graphCommand.js';
 import type { GraphCommand } from './graphCommand.js';
-import { validateGraphDefinition } from './graphDefinition.js';
+import { assertGraphDefinition } from './graphDefinition.js';
 import type { GraphDefinition, GraphNode } from './graphDefinition.js';
 import { checkGraphEvent } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
@@ -82,8 +82,8 @@ function throwIfAny(issues: GraphValidationIssue[]): void {
  */
 export function compileGraph<State, NodeId extends string = string>(type: GraphType<State>, definition: GraphDefinitionInput<NodeId>): CompiledGraph<State, NodeId> {
   throwIfAny(graphTypeIssues(type));
-  throwIfAny(validateGraphDefinition(definition));
-  const value = copyFrozenJson(definition as unknown as Json) as unknown as CompiledDefinition<NodeId>;
+  assertGraphDefinition(definition);
+  const value: CompiledDefinition<NodeId> = copyFrozenJson(definition);
   const functions: GraphTypeFunctions<State> = type.compile(value);
   throwIfAny(compiledFunctionIssues(functions));
   const nodeIds: ReadonlySet<string> = new Set(value.nodes.map((node) => node.id));

@@ -28,12 +28,10 @@ export type FailCommand = z.infer<typeof FailCommandSchema>;
 export type TerminalCommand = z.infer<typeof TerminalCommandSchema>;
 export type GraphCommand = z.infer<typeof GraphCommandSchema>;
 
-const COMMAND_KEYS: Record<string, readonly string[]> = {
-  dispatch: ['kind', 'nodeId', 'position', 'input'],
-  pause: ['kind', 'reason'],
-  complete: ['kind', 'output'],
-  fail: ['kind', 'code', 'message'],
-};
+/** Each command kind's exact fields, read from its schema so the hot-path check below cannot drift from it. */
+const COMMAND_KEYS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  GraphCommandSchema.options.map((schema) => [schema.shape.kind.value, Object.keys(schema.shape)]),
+);
 
 function hasExactKeys(command: Record<string, unknown>, keys: readonly string[]): boolean {
   return Object.keys(command).length === keys.length && keys.every((key) => hasOwn(command, key));
@@ -65,7 +63,9 @@ function terminalIssue(command: Record<string, unknown>, path: string): GraphVal
 
 /**
  * Every problem of a command list returned by `decide`: it must be dispatches only (unique
- * positions, declared nodes, JSON inputs) or exactly one terminal command.
+ * positions, declared nodes, JSON inputs) or exactly one terminal command. This runs once per
+ * `decide`, so it is written by hand (one JSON walk per input, remembered for frozen values)
+ * rather than parsed with `GraphCommandSchema`; its field lists come from the schemas.
  */
 export function validateGraphCommands(commands: unknown, nodeIds: ReadonlySet<string>): GraphValidationIssue[] {
   const code = GraphErrorCodes.INVALID_GRAPH_COMMAND;

@@ -1,8 +1,10 @@
-import { isIdentifier, jsonPointer } from '@roundtable/core';
+import { isIdentifier } from '@roundtable/core';
 import { z } from 'zod';
-import { GraphErrorCodes, graphIssue } from './errors.js';
+import { GraphErrorCodes, GraphValidationError } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
-import { JsonValueSchema, findJsonProblem, hasOwn, isPositiveSafeInteger, isRecord } from './json.js';
+import { JsonValueSchema, findJsonProblem, isRecord, pointerTokens } from './json.js';
+import { schemaIssues, stableIssue } from './schemaIssues.js';
+import type { CrossFieldRule, IssueMap, IssueRule } from './schemaIssues.js';
 
 const IDENTIFIER_MESSAGE = 'Expected an identifier: a non-empty string equal to its trimmed form, without control characters.';
 
@@ -21,155 +23,130 @@ export const GraphEdgeSchema = z.strictObject({
   data: JsonValueSchema,
 });
 
+/** The rule in words for a value of any shape, so it can run beside zod's field checks. */
+function shownEnd(value: unknown): string {
+  return typeof value === 'string' ? `"${value}"` : 'value';
+}
+
 /**
- * The zod form of a graph definition. `compileGraph` does not parse with it: it runs
- * `validateGraphDefinition`, which reports every problem with the stable codes of SPEC §3.
- * The schema is the source of the types and a convenience for hosts that read definitions.
+ * Duplicate ids and edges naming undeclared nodes. It runs even when fields are malformed (so
+ * one error lists every problem), and so reads `definition` as an unknown value.
  */
-export const GraphDefinitionSchema = z
-  .strictObject({
-    id: IdentifierSchema,
-    definitionVersion: z.number().int().positive(),
-    data: JsonValueSchema,
-    nodes: z.array(GraphNodeSchema),
-    edges: z.array(GraphEdgeSchema),
-  })
-  .superRefine((definition, context) => {
-    for (const issue of crossReferenceIssues(definition.nodes, definition.edges)) {
-      context.addIssue({ code: 'custom', message: `${issue.code}: ${issue.message}`, path: pointerTokens(issue.path) });
+const crossReferenceRules: CrossFieldRule = (definition, context) => {
+  if (!isRecord(definition)) return;
+  const { nodes, edges } = definition;
+  const declared = new Set<string>();
+  if (Array.isArray(nodes)) {
+    nodes.forEach((node: unknown, index) => {
+      const id = isRecord(node) ? node['id'] : undefined;
+      if (!isIdentifier(id)) return;
+      if (declared.has(id)) context.addIssue(stableIssue(GraphErrorCodes.DUPLICATE_NODE_ID, `Node id "${id}" is declared twice.`, ['nodes', index, 'id']));
+      declared.add(id);
+    });
+  }
+  if (!Array.isArray(edges)) return;
+  const edgeIds = new Set<string>();
+  edges.forEach((edge: unknown, index) => {
+    if (!isRecord(edge)) return;
+    const id = edge['id'];
+    if (isIdentifier(id)) {
+      if (edgeIds.has(id)) context.addIssue(stableIssue(GraphErrorCodes.DUPLICATE_EDGE_ID, `Edge id "${id}" is declared twice.`, ['edges', index, 'id']));
+      edgeIds.add(id);
+    }
+    for (const end of ['source', 'target'] as const) {
+      const value = edge[end];
+      if (typeof value === 'string' && declared.has(value)) continue;
+      const code = end === 'source' ? GraphErrorCodes.UNKNOWN_SOURCE_NODE : GraphErrorCodes.UNKNOWN_TARGET_NODE;
+      context.addIssue(stableIssue(code, `Edge ${end} ${shownEnd(value)} is not a declared node.`, ['edges', index, end]));
     }
   });
+};
+
+/**
+ * The field checks cannot see everything JSON forbids (a lone surrogate in an id, an accessor,
+ * a class instance holding the lists): one full walk catches the rest, once nothing else is wrong.
+ * (In the schema it walks zod's plain copy, so it sees the strings; the validator also walks
+ * the caller's value itself, which `compileGraph` stores.)
+ */
+const wholeJsonRule: CrossFieldRule = (definition, context) => {
+  const problem = findJsonProblem(definition);
+  if (problem !== null) context.addIssue(stableIssue(GraphErrorCodes.INVALID_JSON_VALUE, problem.message, pointerTokens(problem.path)));
+};
+
+/**
+ * The schema of a graph definition whose graph data and node data have the given schemas:
+ * `GraphDefinitionSchema` (any JSON) and the team's `TeamDefinitionSchema` are both made here,
+ * so both carry every rule of SPEC §3.
+ */
+export function graphDefinitionSchema<Data extends z.ZodType, NodeData extends z.ZodType, Edges extends z.ZodType>(data: Data, nodeData: NodeData, edges: Edges) {
+  return z
+    .strictObject({
+      id: IdentifierSchema,
+      definitionVersion: z.number().int().positive(),
+      data,
+      nodes: z.array(z.strictObject({ id: IdentifierSchema, data: nodeData })),
+      edges,
+    })
+    .superRefine(crossReferenceRules, { when: () => true })
+    .superRefine(wholeJsonRule, { when: (payload) => payload.issues.length === 0 });
+}
+
+/**
+ * The zod form of a graph definition, with every rule of SPEC §3. `compileGraph` validates
+ * with it (`validateGraphDefinition`), naming each problem with its stable code.
+ */
+export const GraphDefinitionSchema = graphDefinitionSchema(JsonValueSchema, JsonValueSchema, z.array(GraphEdgeSchema));
 
 export type GraphNode = z.infer<typeof GraphNodeSchema>;
 export type GraphEdge = z.infer<typeof GraphEdgeSchema>;
 export type GraphDefinition = z.infer<typeof GraphDefinitionSchema>;
 
-const DEFINITION_KEYS = ['id', 'definitionVersion', 'data', 'nodes', 'edges'];
-const NODE_KEYS = ['id', 'data'];
-const EDGE_KEYS = ['id', 'source', 'target', 'data'];
+const { INVALID_DEFINITION, INVALID_ID, INVALID_JSON_VALUE, INVALID_VERSION, UNKNOWN_SOURCE_NODE, UNKNOWN_TARGET_NODE } = GraphErrorCodes;
 
-function pointerTokens(path: string): (string | number)[] {
-  return path
-    .split('/')
-    .slice(1)
-    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : token));
-}
+/** `data` must be present (null for none) and JSON; zod's message says where it stops being JSON. */
+const dataRule: IssueRule = (value, message) =>
+  value === undefined ? { code: INVALID_DEFINITION, message: 'Field "data" is required (use null for no data).' } : { code: INVALID_JSON_VALUE, message };
 
-/** Duplicate ids and edges naming undeclared nodes, for values that already have the right shape. */
-function crossReferenceIssues(nodes: readonly { id: string }[], edges: readonly { id: string; source: string; target: string }[]): GraphValidationIssue[] {
-  const issues: GraphValidationIssue[] = [];
-  const nodeIds = new Set<string>();
-  nodes.forEach((node, index) => {
-    if (nodeIds.has(node.id)) issues.push(graphIssue(GraphErrorCodes.DUPLICATE_NODE_ID, `/nodes/${index}/id`, `Node id "${node.id}" is declared twice.`));
-    nodeIds.add(node.id);
-  });
-  const edgeIds = new Set<string>();
-  edges.forEach((edge, index) => {
-    if (edgeIds.has(edge.id)) issues.push(graphIssue(GraphErrorCodes.DUPLICATE_EDGE_ID, `/edges/${index}/id`, `Edge id "${edge.id}" is declared twice.`));
-    edgeIds.add(edge.id);
-    if (!nodeIds.has(edge.source)) issues.push(graphIssue(GraphErrorCodes.UNKNOWN_SOURCE_NODE, `/edges/${index}/source`, `Edge source "${edge.source}" is not a declared node.`));
-    if (!nodeIds.has(edge.target)) issues.push(graphIssue(GraphErrorCodes.UNKNOWN_TARGET_NODE, `/edges/${index}/target`, `Edge target "${edge.target}" is not a declared node.`));
-  });
-  return issues;
-}
+const idRule = (what: string): IssueRule => ({ code: INVALID_ID, message: `${what} id is not an identifier. ${IDENTIFIER_MESSAGE}` });
 
-function unknownKeyIssues(object: Record<string, unknown>, allowed: readonly string[], path: string): GraphValidationIssue[] {
-  return Object.keys(object)
-    .filter((key) => !allowed.includes(key))
-    .map((key) => graphIssue(GraphErrorCodes.INVALID_DEFINITION, jsonPointer(path, key), `Unknown field "${key}".`));
-}
+const endRule = (end: 'source' | 'target'): IssueRule => (value) => ({
+  code: end === 'source' ? UNKNOWN_SOURCE_NODE : UNKNOWN_TARGET_NODE,
+  message: `Edge ${end} ${shownEnd(value)} is not a declared node.`,
+});
 
-function dataIssues(owner: Record<string, unknown>, path: string): GraphValidationIssue[] {
-  const dataPath = `${path}/data`;
-  if (!hasOwn(owner, 'data') || owner['data'] === undefined) {
-    return [graphIssue(GraphErrorCodes.INVALID_DEFINITION, dataPath, 'Field "data" is required (use null for no data).')];
-  }
-  const problem = findJsonProblem(owner['data']);
-  return problem === null ? [] : [graphIssue(GraphErrorCodes.INVALID_JSON_VALUE, dataPath + problem.path, problem.message)];
-}
-
-function idIssues(owner: Record<string, unknown>, path: string, what: string): GraphValidationIssue[] {
-  return isIdentifier(owner['id']) ? [] : [graphIssue(GraphErrorCodes.INVALID_ID, `${path}/id`, `${what} id is not an identifier. ${IDENTIFIER_MESSAGE}`)];
-}
-
-function nodeIssues(nodes: unknown, declared: Set<string>): GraphValidationIssue[] {
-  if (!Array.isArray(nodes)) return [graphIssue(GraphErrorCodes.INVALID_DEFINITION, '/nodes', 'Field "nodes" must be an array.')];
-  const issues: GraphValidationIssue[] = [];
-  for (let index = 0; index < nodes.length; index++) {
-    const path = `/nodes/${index}`;
-    const node: unknown = nodes[index];
-    if (!isRecord(node)) {
-      issues.push(graphIssue(GraphErrorCodes.INVALID_DEFINITION, path, 'A node must be an object { id, data }.'));
-      continue;
-    }
-    issues.push(...idIssues(node, path, 'Node'));
-    const id = node['id'];
-    if (isIdentifier(id)) {
-      if (declared.has(id)) issues.push(graphIssue(GraphErrorCodes.DUPLICATE_NODE_ID, `${path}/id`, `Node id "${id}" is declared twice.`));
-      declared.add(id);
-    }
-    issues.push(...dataIssues(node, path), ...unknownKeyIssues(node, NODE_KEYS, path));
-  }
-  return issues;
-}
-
-function edgeEndIssue(edge: Record<string, unknown>, path: string, end: 'source' | 'target', declared: Set<string>): GraphValidationIssue[] {
-  const value = edge[end];
-  if (typeof value === 'string' && declared.has(value)) return [];
-  const code = end === 'source' ? GraphErrorCodes.UNKNOWN_SOURCE_NODE : GraphErrorCodes.UNKNOWN_TARGET_NODE;
-  const shown = typeof value === 'string' ? `"${value}"` : 'value';
-  return [graphIssue(code, `${path}/${end}`, `Edge ${end} ${shown} is not a declared node.`)];
-}
-
-function edgeIssues(edges: unknown, declared: Set<string>): GraphValidationIssue[] {
-  if (!Array.isArray(edges)) return [graphIssue(GraphErrorCodes.INVALID_DEFINITION, '/edges', 'Field "edges" must be an array.')];
-  const issues: GraphValidationIssue[] = [];
-  const seen = new Set<string>();
-  for (let index = 0; index < edges.length; index++) {
-    const path = `/edges/${index}`;
-    const edge: unknown = edges[index];
-    if (!isRecord(edge)) {
-      issues.push(graphIssue(GraphErrorCodes.INVALID_DEFINITION, path, 'An edge must be an object { id, source, target, data }.'));
-      continue;
-    }
-    issues.push(...idIssues(edge, path, 'Edge'));
-    const id = edge['id'];
-    if (isIdentifier(id)) {
-      if (seen.has(id)) issues.push(graphIssue(GraphErrorCodes.DUPLICATE_EDGE_ID, `${path}/id`, `Edge id "${id}" is declared twice.`));
-      seen.add(id);
-    }
-    issues.push(
-      ...edgeEndIssue(edge, path, 'source', declared),
-      ...edgeEndIssue(edge, path, 'target', declared),
-      ...dataIssues(edge, path),
-      ...unknownKeyIssues(edge, EDGE_KEYS, path),
-    );
-  }
-  return issues;
-}
+const DEFINITION_ISSUES: IssueMap = {
+  code: INVALID_DEFINITION,
+  rules: new Map<string, IssueRule>([
+    ['', { code: INVALID_DEFINITION, message: 'A graph definition must be an object { id, definitionVersion, data, nodes, edges }.' }],
+    ['id', idRule('Graph')],
+    ['definitionVersion', { code: INVALID_VERSION, message: 'Field "definitionVersion" must be a positive safe integer.' }],
+    ['data', dataRule],
+    ['nodes', { code: INVALID_DEFINITION, message: 'Field "nodes" must be an array.' }],
+    ['nodes/*', { code: INVALID_DEFINITION, message: 'A node must be an object { id, data }.' }],
+    ['nodes/*/id', idRule('Node')],
+    ['nodes/*/data', dataRule],
+    ['edges', { code: INVALID_DEFINITION, message: 'Field "edges" must be an array.' }],
+    ['edges/*', { code: INVALID_DEFINITION, message: 'An edge must be an object { id, source, target, data }.' }],
+    ['edges/*/id', idRule('Edge')],
+    ['edges/*/source', endRule('source')],
+    ['edges/*/target', endRule('target')],
+    ['edges/*/data', dataRule],
+  ]),
+  subtrees: new Set(['data', 'nodes/*/data', 'edges/*/data']),
+};
 
 /**
- * Every problem of a candidate graph definition, in document order, with the codes of SPEC §3.
- * An empty list means the value is a `GraphDefinition`.
+ * Every problem of a candidate graph definition, in document order, with the codes of SPEC §3:
+ * `GraphDefinitionSchema`'s verdict, each zod issue named by its stable code. An empty list
+ * means the value is a `GraphDefinition`.
  */
 export function validateGraphDefinition(definition: unknown): GraphValidationIssue[] {
-  if (!isRecord(definition)) {
-    return [graphIssue(GraphErrorCodes.INVALID_DEFINITION, '', 'A graph definition must be an object { id, definitionVersion, data, nodes, edges }.')];
-  }
-  const issues: GraphValidationIssue[] = [];
-  issues.push(...idIssues(definition, '', 'Graph'));
-  if (!isPositiveSafeInteger(definition['definitionVersion'])) {
-    issues.push(graphIssue(GraphErrorCodes.INVALID_VERSION, '/definitionVersion', 'Field "definitionVersion" must be a positive safe integer.'));
-  }
-  issues.push(...dataIssues(definition, ''));
-  const declared = new Set<string>();
-  issues.push(...nodeIssues(definition['nodes'], declared));
-  issues.push(...edgeIssues(definition['edges'], declared));
-  issues.push(...unknownKeyIssues(definition, DEFINITION_KEYS, ''));
-  if (issues.length > 0) return issues;
-  // The field checks above cannot see everything JSON forbids (a lone surrogate in an id,
-  // an accessor, a class instance holding the lists): one full walk catches the rest.
-  const problem = findJsonProblem(definition);
-  return problem === null ? [] : [graphIssue(GraphErrorCodes.INVALID_JSON_VALUE, problem.path, problem.message)];
+  const issues = schemaIssues(GraphDefinitionSchema, definition, DEFINITION_ISSUES, [crossReferenceRules]);
+  return issues.length > 0 ? issues : schemaIssues(z.unknown(), definition, DEFINITION_ISSUES, [wholeJsonRule]);
+}
+
+/** Throws `GraphValidationError` with every problem unless `definition` is a `GraphDefinition`. */
+export function assertGraphDefinition(definition: unknown): asserts definition is GraphDefinition {
+  const issues = validateGraphDefinition(definition);
+  if (issues.length > 0) throw new GraphValidationError(issues);
 }

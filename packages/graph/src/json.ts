@@ -1,15 +1,32 @@
-import { assertJson, isJson, isRoundtableError, isWellFormedString, jsonHeight } from '@roundtable/core';
+import { assertJson, isRoundtableError, isWellFormedString, jsonHeight } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { z } from 'zod';
 
 const jsonShape: z.ZodType<Json, Json> = z.json();
 
+/** Splits a JSON pointer into the path tokens zod uses (array indexes as numbers). */
+export function pointerTokens(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : token));
+}
+
 /**
- * A JSON value as `@roundtable/core` defines it. `isJson` runs first, so cycles, class
- * instances and lone surrogates are refused before zod walks the value; the JSON Schema of
- * this schema is the one of `z.json()`.
+ * A JSON value as `@roundtable/core` defines it. `findJsonProblem` runs first, so cycles,
+ * class instances and lone surrogates are refused before zod walks the value, with the
+ * JSON-pointer path of the first problem and a sentence saying what was found there; the
+ * JSON Schema of this schema is the one of `z.json()`.
  */
-export const JsonValueSchema = z.custom<Json>((value) => isJson(value), 'Expected a JSON value.').pipe(jsonShape);
+export const JsonValueSchema = z
+  .custom<Json>()
+  .superRefine((value, context) => {
+    const problem = findJsonProblem(value);
+    if (problem !== null) context.addIssue({ code: 'custom', message: problem.message, path: pointerTokens(problem.path), input: value });
+  })
+  .pipe(jsonShape);
 
 /** A non-null, non-array object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -3,6 +3,7 @@ import type { Json } from '@roundtable/core';
 import { GraphExecutionError } from './graphExecutionError.js';
 import type { CompiledGraph } from './compileGraph.js';
 import type { DispatchCommand } from './graphCommand.js';
+import { GRAPH_EVENT_PAYLOAD_FIELDS } from './graphEvent.js';
 
 /** The event kinds the executor writes; all are version 1. */
 export const GraphEventTypes = {
@@ -18,16 +19,7 @@ export const GraphEventTypes = {
 
 export const GRAPH_EVENT_VERSION = 1;
 
-const PAYLOAD_FIELDS: Record<string, readonly string[]> = {
-  [GraphEventTypes.RUN_STARTED]: ['definition'],
-  [GraphEventTypes.NODE_DISPATCHED]: ['nodeId', 'position'],
-  [GraphEventTypes.NODE_ATTEMPT_STARTED]: ['nodeId', 'position', 'attempt', 'retrySafe'],
-  [GraphEventTypes.NODE_COMPLETED]: ['nodeId', 'position', 'result'],
-  [GraphEventTypes.NODE_FAILED]: ['nodeId', 'position', 'code', 'message'],
-  [GraphEventTypes.NODE_PAUSED]: ['nodeId', 'position', 'reason', 'request'],
-  [GraphEventTypes.NODE_RESUMED]: ['nodeId', 'position', 'value'],
-  [GraphEventTypes.NODE_RETRIED]: ['nodeId', 'position', 'attempt', 'code', 'message'],
-};
+const PAYLOAD_FIELDS = GRAPH_EVENT_PAYLOAD_FIELDS;
 
 /**
  * What is wrong with the shape of a standard `graph:` event, or null: version 1, exactly its

@@ -1,6 +1,10 @@
+import { isIdentifier } from '@roundtable/core';
 import { z } from 'zod';
-import { GraphEdgeSchema, IdentifierSchema } from './graphDefinition.js';
-import { JsonValueSchema } from './json.js';
+import { GraphErrorCodes } from './errors.js';
+import { GraphEdgeSchema, IdentifierSchema, graphDefinitionSchema } from './graphDefinition.js';
+import { JsonValueSchema, isPositiveSafeInteger, isRecord } from './json.js';
+import { stableIssue } from './schemaIssues.js';
+import type { CrossFieldRule } from './schemaIssues.js';
 
 /** Positive safe integer: 0, -1, 1.5 and 2^53 are refused. */
 const LimitSchema = z.number().int().positive();
@@ -32,13 +36,54 @@ export const TeamNodeDataSchema = z.strictObject({
   initialTurn: z.boolean().optional(),
 });
 
-/** The definition of a team: a graph definition with team data, member nodes and no edges. */
-export const TeamDefinitionSchema = z.strictObject({
-  id: IdentifierSchema,
-  definitionVersion: z.number().int().positive(),
-  data: TeamGraphDataSchema,
-  nodes: z.array(z.strictObject({ id: IdentifierSchema, data: TeamNodeDataSchema })),
-  edges: z.array(GraphEdgeSchema).max(0),
+/**
+ * The team rules that span fields: room ids are unique, a room's members are distinct declared
+ * member ids, and the member count times `maxTurnsPerMember` is a safe integer. It runs even
+ * when fields are malformed (so one error lists every problem), and so reads `definition` as
+ * an unknown value.
+ */
+export const teamCrossFieldRules: CrossFieldRule = (definition, context) => {
+  if (!isRecord(definition)) return;
+  const nodes: readonly unknown[] = Array.isArray(definition['nodes']) ? definition['nodes'] : [];
+  const declared = new Set<string>();
+  for (const node of nodes) if (isRecord(node) && typeof node['id'] === 'string') declared.add(node['id']);
+  const data = definition['data'];
+  if (!isRecord(data)) return;
+  const maxTurns = data['maxTurnsPerMember'];
+  if (isPositiveSafeInteger(maxTurns) && !Number.isSafeInteger(nodes.length * maxTurns)) {
+    context.addIssue(stableIssue(GraphErrorCodes.INVALID_TEAM, 'The member count times "maxTurnsPerMember" must be a safe integer.', ['data', 'maxTurnsPerMember']));
+  }
+  const communication = data['communication'];
+  const rooms = isRecord(communication) ? communication['rooms'] : undefined;
+  if (!Array.isArray(rooms)) return;
+  const roomIds = new Set<string>();
+  rooms.forEach((room: unknown, index) => {
+    if (!isRecord(room)) return;
+    const path = ['data', 'communication', 'rooms', index];
+    const id = room['id'];
+    if (isIdentifier(id)) {
+      if (roomIds.has(id)) context.addIssue(stableIssue(GraphErrorCodes.INVALID_TEAM, `Room id "${id}" is declared twice.`, [...path, 'id']));
+      roomIds.add(id);
+    }
+    const members = room['members'];
+    if (!Array.isArray(members)) return;
+    const seen = new Set<string>();
+    members.forEach((member: unknown, memberIndex) => {
+      if (typeof member !== 'string') return;
+      const memberPath = [...path, 'members', memberIndex];
+      if (!declared.has(member)) context.addIssue(stableIssue(GraphErrorCodes.INVALID_TEAM, 'A room member must be a declared member id.', memberPath));
+      else if (seen.has(member)) context.addIssue(stableIssue(GraphErrorCodes.INVALID_TEAM, `Member "${member}" is listed twice in this room.`, memberPath));
+      else seen.add(member);
+    });
+  });
+};
+
+/**
+ * The definition of a team: a graph definition (every rule of `GraphDefinitionSchema`) with
+ * team data, member nodes and no edges, plus the team rules of SPEC §3.1.
+ */
+export const TeamDefinitionSchema = graphDefinitionSchema(TeamGraphDataSchema, TeamNodeDataSchema, z.array(GraphEdgeSchema).max(0)).superRefine(teamCrossFieldRules, {
+  when: () => true,
 });
 
 /** One message a member posts with its turn result. Unknown fields are refused: they would be lost. */

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TeamTurnResultSchema } from './index.js';
 import type { GraphValidationIssue } from './index.js';
+import { mutated } from './testing/mutations.js';
 import { compileTeam, post, seedTeam, team } from './testing/teamFixtures.js';
 
 /** Three members; rooms: `all` (a, b, c), `ab` (a, b), `c-only` (c). */
@@ -147,5 +149,27 @@ describe('validateNodeResult: messages name what was wrong (SPEC 11.5)', () => {
     const issue = check('a', result)!;
     expect(issue.path).toBe(path);
     expect(issue.message).toBe(`Found ${found}, which is not JSON.`);
+  });
+});
+
+describe('validateNodeResult and TeamTurnResultSchema', () => {
+  it('agree on the shape: the check adds only the room rules to what the schema refuses', () => {
+    const valid = { summary: 's', data: { n: [1] }, posts: [post('ab', 'hi', ['b']), post('all', '', ['a', 'c'])] };
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        mutated(valid).map((value) => JSON.parse(JSON.stringify(value ?? null)) as unknown),
+        (result) => {
+          const issue = check('a', result);
+          const schemaAccepts = TeamTurnResultSchema.safeParse(result).success;
+          if (issue === null) accepted++;
+          // Valid for the team implies a valid shape; a refused shape is refused by the team.
+          if (issue === null) expect(schemaAccepts).toBe(true);
+          if (!schemaAccepts) expect(issue).not.toBeNull();
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(accepted).toBeGreaterThan(50);
   });
 });

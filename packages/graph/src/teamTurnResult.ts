@@ -3,8 +3,10 @@ import { GraphErrorCodes, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
 import { findJsonProblem, hasOwn, isRecord } from './json.js';
 import type { TeamPlan } from './teamPlan.js';
+import { TeamPostSchema } from './teamSchemas.js';
 
-const POST_KEYS = ['roomId', 'text', 'mentions'];
+/** A post's exact fields, read from `TeamPostSchema` so the hot-path check below cannot drift from it. */
+const POST_KEYS: readonly string[] = Object.keys(TeamPostSchema.shape);
 
 /**
  * How deeply a result may nest. The final answer holds each result three levels down
