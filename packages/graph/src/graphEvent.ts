@@ -28,9 +28,12 @@ export const GraphEventPayloadSchemas = {
   'graph:node-retried': z.strictObject({ ...attemptFields, attempt: PositiveSafeIntegerSchema, code: z.string(), message: z.string() }),
 } as const;
 
-/** Each standard `graph:` event type's exact payload fields, read from its schema (the fold's hot-path check uses them). */
-export const GRAPH_EVENT_PAYLOAD_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze(
-  Object.fromEntries(Object.entries(GraphEventPayloadSchemas).map(([type, schema]) => [type, Object.freeze(Object.keys(schema.shape))])),
+/**
+ * Each standard `graph:` event type's exact payload fields, read from its schema (the fold's
+ * hot-path check uses them). Read-only by type, not frozen: V8 iterates frozen arrays slower.
+ */
+export const GRAPH_EVENT_PAYLOAD_FIELDS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(GraphEventPayloadSchemas).map(([type, schema]) => [type, Object.keys(schema.shape)]),
 );
 
 const PAYLOAD_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map(Object.entries(GraphEventPayloadSchemas));
