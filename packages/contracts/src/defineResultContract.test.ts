@@ -4,6 +4,7 @@ import { digest, isRoundtableError } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition } from '@roundtable/graph';
 import { ResultContractError, defineResultContract, teamResultContract } from './index.js';
+import packageJson from '../package.json' with { type: 'json' };
 
 const Summary = z.object({ summary: z.string().min(3), score: z.number().int().default(0) });
 
@@ -105,5 +106,13 @@ describe('teamResultContract and literal definitions', () => {
     // @ts-expect-error "Lead" is not a member id of this team
     const error = refusal(() => teamResultContract(literal, 'Lead'));
     expect(error.code).toBe('INVALID_CONTRACT');
+  });
+});
+
+describe('zod', () => {
+  it('is a peer dependency (^4), so contracts are checked against the caller\'s zod', () => {
+    const manifest: { peerDependencies?: Record<string, string>; dependencies?: Record<string, string> } = packageJson;
+    expect(manifest.peerDependencies?.['zod']).toBe('^4');
+    expect(manifest.dependencies?.['zod']).toBeUndefined();
   });
 });

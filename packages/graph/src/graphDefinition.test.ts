@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import packageJson from '../package.json' with { type: 'json' };
 import { GraphDefinitionSchema, TeamDefinitionSchema, compileGraph, isGraphValidationError, teamGraphType, validateGraphDefinition } from './index.js';
 import type { GraphDefinition, GraphValidationIssue } from './index.js';
 import { mutated } from './testing/mutations.js';
@@ -82,5 +84,19 @@ describe('the definition schemas are the validators', () => {
     expect(dangling).toEqual({ code: 'UNKNOWN_SOURCE_NODE', path: '/edges/0/source', message: 'Edge source "ghost" is not a declared node.' });
     const [twice] = teamIssues({ ...seedTeam(), data: { ...seedTeam().data, communication: { rooms: [{ id: 'r', members: ['writer', 'writer'] }], tailMessages: 1 } } });
     expect(twice).toEqual({ code: 'INVALID_TEAM', path: '/data/communication/rooms/0/members/1', message: 'Member "writer" is listed twice in this room.' });
+  });
+});
+
+describe('zod is a peer dependency', () => {
+  it('is declared as a peer (^4), not a dependency, so the caller\'s zod is the one used', () => {
+    const manifest: { peerDependencies?: Record<string, string>; dependencies?: Record<string, string> } = packageJson;
+    expect(manifest.peerDependencies?.['zod']).toBe('^4');
+    expect(manifest.dependencies?.['zod']).toBeUndefined();
+  });
+
+  it('exports schemas that compose with the caller\'s own', () => {
+    const Envelope = z.object({ definition: GraphDefinitionSchema, note: z.string() });
+    expect(Envelope.safeParse({ definition: withEdge, note: 'n' }).success).toBe(true);
+    expect(GraphDefinitionSchema instanceof z.ZodType).toBe(true);
   });
 });
