@@ -1,4 +1,4 @@
-import { RoundtableError } from '@roundtable/core';
+import { RoundtableError, errorGuard } from '@roundtable/core';
 
 export const ResultContractErrorCodes = {
   RESULT_INVALID: 'RESULT_INVALID',
@@ -15,8 +15,8 @@ export interface ResultContractIssue {
 }
 
 /** A value a result contract refused (RESULT_INVALID), or a contract that cannot be defined (INVALID_CONTRACT). */
-export class ResultContractError extends RoundtableError {
-  declare readonly code: ResultContractErrorCode;
+export class ResultContractError extends RoundtableError<ResultContractErrorCode> {
+  static override readonly marker: symbol = Symbol.for('@roundtable/contracts/result-contract-error');
   readonly issues: readonly ResultContractIssue[];
 
   constructor(code: ResultContractErrorCode, message: string, issues: readonly ResultContractIssue[] = []) {
@@ -25,3 +25,6 @@ export class ResultContractError extends RoundtableError {
     this.issues = issues;
   }
 }
+
+/** True when `error` is a `ResultContractError` (from any installed copy), optionally with `code`. */
+export const isResultContractError = errorGuard(ResultContractError);
