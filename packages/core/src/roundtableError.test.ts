@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { RoundtableError, errorGuard, isRoundtableError } from './index.js';
 
 describe('RoundtableError', () => {
@@ -65,6 +65,15 @@ describe('errorGuard: one marker check for every error class', () => {
     expect(isShelfError(new RoundtableError('SHELF_EMPTY', 'z'))).toBe(false);
     expect(isShelfError(Object.assign(new Error('x'), { code: 'SHELF_EMPTY' }))).toBe(false);
     expect(isShelfError(null) || isShelfError('SHELF_EMPTY') || isShelfError(undefined)).toBe(false);
+  });
+
+  it('is typed: it narrows to the class and takes only the codes of the class', () => {
+    expectTypeOf(isShelfError).guards.toEqualTypeOf<ShelfError>();
+    expectTypeOf(isShelfError).parameter(1).toEqualTypeOf<ShelfCode | undefined>();
+    const error: unknown = new ShelfError('SHELF_EMPTY', 'empty');
+    if (isShelfError(error)) expectTypeOf(error.code).toEqualTypeOf<ShelfCode>();
+    // @ts-expect-error a code the class does not have
+    expect(isShelfError(error, 'NOT_A_SHELF_CODE')).toBe(false);
   });
 
   it('keeps markers out of sight: not enumerable, not copied by a spread, not in JSON', () => {
