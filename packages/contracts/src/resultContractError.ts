@@ -1,4 +1,5 @@
-import { RoundtableError, errorGuard } from '@roundtable/core';
+import { errorGuard } from '@roundtable/core';
+import { RoundtableError } from '@roundtable/core';
 
 export const ResultContractErrorCodes = {
   RESULT_INVALID: 'RESULT_INVALID',
