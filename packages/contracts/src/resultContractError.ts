@@ -1,3 +1,4 @@
+import { errorGuard } from '@roundtable/core';
 import { RoundtableError } from '@roundtable/core';
 import type { GraphValidationIssue } from '@roundtable/graph';
 
@@ -16,8 +17,8 @@ export type ResultContractErrorCode = (typeof ResultContractErrorCodes)[keyof ty
 export type ResultContractIssue = Readonly<GraphValidationIssue>;
 
 /** A value a result contract refused (RESULT_INVALID), or a contract that cannot be defined (INVALID_CONTRACT). */
-export class ResultContractError extends RoundtableError {
-  declare readonly code: ResultContractErrorCode;
+export class ResultContractError extends RoundtableError<ResultContractErrorCode> {
+  static override readonly marker: symbol = Symbol.for('@roundtable/contracts/result-contract-error');
   readonly issues: readonly ResultContractIssue[];
 
   constructor(code: ResultContractErrorCode, message: string, issues: readonly ResultContractIssue[] = []) {
@@ -26,3 +27,6 @@ export class ResultContractError extends RoundtableError {
     this.issues = issues;
   }
 }
+
+/** True when `error` is a `ResultContractError` (from any installed copy), optionally with `code`. */
+export const isResultContractError = errorGuard(ResultContractError);

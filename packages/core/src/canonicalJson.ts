@@ -1,4 +1,4 @@
-import { walkJson } from './json.js';
+import { walkJson } from './walkJson.js';
 
 /**
  * The canonical text of a JSON value: keys sorted by UTF-16 code unit, no whitespace, `-0`
@@ -6,6 +6,6 @@ import { walkJson } from './json.js';
  */
 export function canonicalJson(value: unknown): string {
   const chunks: string[] = [];
-  walkJson(value, (chunk) => chunks.push(chunk));
+  walkJson(value, { write: (chunk) => chunks.push(chunk), copy: false, sortKeys: false });
   return chunks.join('');
 }

@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonicalJson.js';
-import { sha256Hex } from './sha256.js';
+import { sha256Hex } from './sha256Hex.js';
 import { utf8Encode } from './utf8.js';
 
 /** A digest as `digest` writes it: `sha256:` and 64 lowercase hex digits. */

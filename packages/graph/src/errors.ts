@@ -1,4 +1,4 @@
-import { RoundtableError } from '@roundtable/core';
+import { RoundtableError, errorGuard } from '@roundtable/core';
 import { z } from 'zod';
 
 /** Stable error and issue codes of `@roundtable/graph`. Renaming one is a breaking change. */
@@ -28,8 +28,6 @@ export const GraphValidationIssueSchema = z.strictObject({
 
 export type GraphValidationIssue = z.infer<typeof GraphValidationIssueSchema>;
 
-const GRAPH_VALIDATION_ERROR = Symbol.for('@roundtable/graph/validation-error');
-
 function summarize(issues: readonly GraphValidationIssue[]): string {
   const first = issues[0];
   if (first === undefined) return 'Validation failed.';
@@ -43,6 +41,7 @@ function summarize(issues: readonly GraphValidationIssue[]): string {
  * problem found (never empty); `code` is the first issue's code; `details.issues` repeats them.
  */
 export class GraphValidationError extends RoundtableError {
+  static override readonly marker: symbol = Symbol.for('@roundtable/graph/validation-error');
   readonly issues: GraphValidationIssue[];
 
   constructor(issues: readonly GraphValidationIssue[]) {
@@ -53,7 +52,6 @@ export class GraphValidationError extends RoundtableError {
     super(copied[0]!.code, summarize(copied), { details: { issues: copied } });
     this.name = 'GraphValidationError';
     this.issues = copied;
-    Object.defineProperty(this, GRAPH_VALIDATION_ERROR, { value: true });
   }
 }
 
@@ -61,11 +59,7 @@ export class GraphValidationError extends RoundtableError {
  * True when `error` is a `GraphValidationError` (from any installed copy of this package),
  * optionally with `code`. Checks a `Symbol.for` marker, not `instanceof`.
  */
-export function isGraphValidationError(error: unknown, code?: string): error is GraphValidationError {
-  if (typeof error !== 'object' || error === null) return false;
-  if ((error as Record<symbol, unknown>)[GRAPH_VALIDATION_ERROR] !== true) return false;
-  return code === undefined || (error as { code?: unknown }).code === code;
-}
+export const isGraphValidationError = errorGuard(GraphValidationError);
 
 /** Builds one issue. */
 export function graphIssue(code: string, path: string, message: string): GraphValidationIssue {

@@ -1,29 +1,16 @@
-import { RoundtableError, isRoundtableError } from '@roundtable/core';
-import type { RoundtableErrorOptions } from '@roundtable/core';
+import { RoundtableError, errorGuard, isRoundtableError } from '@roundtable/core';
+import type { RoomsErrorCode } from './roomsErrorCodes.js';
 
-/** Stable codes of the errors the room projector raises itself. Renaming one is breaking. */
-export const RoomsErrorCodes = {
-  /** Writing the room files failed: the path is a file or a folder where the other is needed, permissions, a full disk. `details` has `path`, `operation` and the system `systemCode`. */
-  ROOMS_IO_ERROR: 'ROOMS_IO_ERROR',
-  /** The options are not usable: no storage, a directory that is not a non-empty path, a signal that is not an AbortSignal. */
-  INVALID_ROOMS_OPTIONS: 'INVALID_ROOMS_OPTIONS',
-} as const;
+export { RoomsErrorCodes } from './roomsErrorCodes.js';
+export type { RoomsErrorCode } from './roomsErrorCodes.js';
 
-export type RoomsErrorCode = (typeof RoomsErrorCodes)[keyof typeof RoomsErrorCodes];
-
-export class RoomsError extends RoundtableError {
-  declare readonly code: RoomsErrorCode;
-
-  constructor(code: RoomsErrorCode, message: string, options: RoundtableErrorOptions = {}) {
-    super(code, message, options);
-    this.name = 'RoomsError';
-  }
+export class RoomsError extends RoundtableError<RoomsErrorCode> {
+  static override readonly marker: symbol = Symbol.for('@roundtable/rooms/error');
+  override name = 'RoomsError';
 }
 
 /** True when `error` is a rooms error (from any installed copy), optionally with `code`. */
-export function isRoomsError(error: unknown, code?: RoomsErrorCode): error is RoomsError {
-  return isRoundtableError(error, code) && Object.values(RoomsErrorCodes).includes((error as { code: RoomsErrorCode }).code);
-}
+export const isRoomsError = errorGuard(RoomsError);
 
 function systemCodeOf(error: unknown): string | null {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;

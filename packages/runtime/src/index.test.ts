@@ -2,10 +2,45 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import * as core from '@roundtable/core';
+import * as graph from '@roundtable/graph';
+import * as storage from '@roundtable/storage';
+import * as storageMemory from '@roundtable/storage-memory';
+import * as scheduler from '@roundtable/scheduler';
+import * as rooms from '@roundtable/rooms';
+import * as contracts from '@roundtable/contracts';
 import * as runtime from './index.js';
 import { compileGraph, createGraphExecutor, createMemoryStorage, projectTeamRooms, teamGraphType, teamMembers, teamOutput, teamResultContract } from './index.js';
 
+/** The packages the README says the facade covers, each as its own entry exports it. */
+const covered: Record<string, Record<string, unknown>> = {
+  '@roundtable/core': core,
+  '@roundtable/graph': graph,
+  '@roundtable/storage': storage,
+  '@roundtable/storage-memory': storageMemory,
+  '@roundtable/scheduler': scheduler,
+  '@roundtable/rooms': rooms,
+  '@roundtable/contracts': contracts,
+};
+
 describe('@roundtable/runtime', () => {
+  it('exports every public name of every package it covers, as the same value, and nothing else', () => {
+    const facade = runtime as Record<string, unknown>;
+    const everyName = new Set<string>();
+    for (const [name, entry] of Object.entries(covered)) {
+      const missing = Object.keys(entry).filter((key) => !(key in facade));
+      expect(missing, `${name} exports these, the facade does not`).toEqual([]);
+      const different = Object.keys(entry).filter((key) => facade[key] !== entry[key]);
+      expect(different, `the facade's value differs from ${name}'s`).toEqual([]);
+      for (const key of Object.keys(entry)) everyName.add(key);
+    }
+    expect(Object.keys(facade).filter((key) => !everyName.has(key))).toEqual([]);
+    // The guards of every error class are among them, contracts' included.
+    for (const guard of ['isRoundtableError', 'isJsonValueError', 'isGraphValidationError', 'isGraphExecutionError', 'isStorageError', 'isRoomsError', 'isResultContractError']) {
+      expect(typeof facade[guard], guard).toBe('function');
+    }
+  });
+
   it('re-exports the public API of the packages it gathers', () => {
     const names = [
       'assertJson', 'canonicalJson', 'digest', 'isIdentifier', 'isRoundtableError', 'RoundtableError', 'JsonValueError',

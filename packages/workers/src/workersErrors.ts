@@ -1,32 +1,13 @@
-import { RoundtableError, isRoundtableError } from '@roundtable/core';
-import type { RoundtableErrorOptions } from '@roundtable/core';
+import { RoundtableError, errorGuard } from '@roundtable/core';
+import type { WorkersErrorCode } from './workersErrorCodes.js';
 
-/** Stable codes of every error `@roundtable/workers` throws. Renaming one is breaking. */
-export const WorkersErrorCodes = {
-  /** An option of `createWorkerPool`, `submitRun`, `resumeRun` or `runStatus` is missing or malformed. */
-  INVALID_WORKERS_OPTIONS: 'INVALID_WORKERS_OPTIONS',
-  /** `runStatus` or `resumeRun` named a run the database does not hold. */
-  RUN_NOT_FOUND: 'RUN_NOT_FOUND',
-  /** `resumeRun` named a position that is not paused. */
-  NOT_PAUSED: 'NOT_PAUSED',
-  /** No graph type compiles the stored run (runStatus knows `teamGraphType` unless told more). */
-  UNKNOWN_GRAPH_TYPE: 'UNKNOWN_GRAPH_TYPE',
-  /** The run client was closed. */
-  WORKERS_CLOSED: 'WORKERS_CLOSED',
-} as const;
+export { WorkersErrorCodes } from './workersErrorCodes.js';
+export type { WorkersErrorCode } from './workersErrorCodes.js';
 
-export type WorkersErrorCode = (typeof WorkersErrorCodes)[keyof typeof WorkersErrorCodes];
-
-export class WorkersError extends RoundtableError {
-  declare readonly code: WorkersErrorCode;
-
-  constructor(code: WorkersErrorCode, message: string, options: RoundtableErrorOptions = {}) {
-    super(code, message, options);
-    this.name = 'WorkersError';
-  }
+export class WorkersError extends RoundtableError<WorkersErrorCode> {
+  static override readonly marker: symbol = Symbol.for('@roundtable/workers/error');
+  override name = 'WorkersError';
 }
 
 /** True when `error` is a workers error (from any installed copy), optionally with `code`. */
-export function isWorkersError(error: unknown, code?: WorkersErrorCode): error is WorkersError {
-  return isRoundtableError(error, code) && Object.values(WorkersErrorCodes).includes((error as { code: WorkersErrorCode }).code);
-}
+export const isWorkersError = errorGuard(WorkersError);

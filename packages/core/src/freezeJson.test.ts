@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { MAX_JSON_DEPTH, assertJson, canonicalJson, copyFrozenJson, freezeJson, jsonHeight, utf8ByteLength } from './index.js';
+import type { Json } from './index.js';
+import { maybeJson, nest } from './testing/jsonArbitraries.js';
+
+describe('freezeJson: one walk checks, canonicalises, measures and freezes', () => {
+  it('gives the canonical text, its bytes and a frozen canonical copy, or the error assertJson gives (property)', () => {
+    fc.assert(
+      fc.property(maybeJson, (value) => {
+        let expected: unknown = null;
+        try {
+          assertJson(value);
+        } catch (error) {
+          expected = error;
+        }
+        if (expected !== null) {
+          expect(() => freezeJson(value)).toThrow((expected as Error).message);
+          return;
+        }
+        const frozen = freezeJson(value);
+        expect(frozen.text).toBe(canonicalJson(value));
+        expect(frozen.bytes).toBe(utf8ByteLength(frozen.text));
+        expect(frozen.value).toEqual(JSON.parse(frozen.text));
+        expect(jsonHeight(frozen.value)).toBe(jsonHeight(value));
+        // Wrapped in a new object, the frozen part is reused and the text is still canonical.
+        expect(canonicalJson({ z: 1, a: frozen.value })).toBe(canonicalJson({ z: 1, a: value }));
+      }),
+    );
+  });
+
+  it('shares deep-frozen parts instead of copying them, and returns a verified value as it is', () => {
+    const saved = copyFrozenJson({ text: 'hi', list: [1, 2] });
+    const frozen = freezeJson({ b: saved, a: [saved], n: -0 });
+    const out = frozen.value as { a: unknown[]; b: unknown; n: number };
+    expect(out.b).toBe(saved);
+    expect(out.a[0]).toBe(saved);
+    expect(Object.is(out.n, 0)).toBe(true);
+    expect(Object.keys(out)).toEqual(['a', 'b', 'n']);
+    expect(Object.isFrozen(out) && Object.isFrozen(out.a)).toBe(true);
+    expect(copyFrozenJson(frozen.value)).toBe(frozen.value);
+    expect(freezeJson(frozen.value).value).toBe(frozen.value);
+    expect(frozen.text).toBe('{"a":[{"list":[1,2],"text":"hi"}],"b":{"list":[1,2],"text":"hi"},"n":0}');
+  });
+
+  it('refuses a frozen value that is not JSON and keeps the depth limit for reused parts', () => {
+    expect(() => freezeJson(Object.freeze({ when: new Date(0) }))).toThrow(/at \/when/);
+    const deep = copyFrozenJson(nest(MAX_JSON_DEPTH - 1) as Json);
+    expect(() => freezeJson([deep])).not.toThrow();
+    expect(() => freezeJson([[deep]])).toThrow(/deeper than/);
+    expect(() => canonicalJson([[deep]])).toThrow(/deeper than/);
+  });
+});
