@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { Json } from '@roundtable/core';
 import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
+import { rejection as rejectionOf } from '@roundtable/test-utils';
 import { GraphEventTypes, RunRecordFolder, foldStream, isGraphExecutionError, readRunDefinition, runStartedPayload } from './index.js';
 import type { CompiledGraph, RecordReader, TeamState } from './index.js';
 import { compileTeam, team } from './testing/teamFixtures.js';
@@ -50,12 +51,7 @@ async function storedRun(appends: readonly NewEvent[][], storage: RunStorage = c
 }
 
 async function rejection(promise: Promise<unknown>): Promise<Error & { code: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code: string };
-  }
-  throw new Error('expected a rejection');
+  return (await rejectionOf(promise)) as Error & { code: string };
 }
 
 describe('foldStream(storage, runId, { graph } | { folder }) over a real memory storage', () => {
