@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RunRecordFolder, createGraphExecutor, createMemoryBacking, createMemoryStorage, projectTeamRooms, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
-import type { GraphRunResult, RunStorage, TeamMessage } from '@roundtable/runtime';
+import { createGraphExecutor, createMemoryBacking, createMemoryStorage, foldStream, projectTeamRooms, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
+import type { GraphRunResult, RunStorage, StoredEvent, TeamMessage } from '@roundtable/runtime';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 import type { DemoEngine } from './aiSdkEngine.js';
@@ -47,13 +47,11 @@ function storageOpener(kind: Exclude<DemoStorageKind, 'postgres'>, directory: st
 }
 
 async function readRecord(storage: RunStorage) {
-  const folder = new RunRecordFolder(releaseGraph);
   const dispatchOrder: string[] = [];
-  for await (const event of storage.read(RUN_ID)) {
-    folder.apply(event);
+  const onEvent = (event: StoredEvent) => {
     if (event.type === 'graph:node-dispatched') dispatchOrder.push((event.payload as { nodeId: string }).nodeId);
-  }
-  folder.endOfRead();
+  };
+  const folder = await foldStream(storage, RUN_ID, { graph: releaseGraph, onEvent });
   return { messages: teamMessages(folder.state), dispatchOrder, head: folder.revision };
 }
 

@@ -370,9 +370,9 @@ export class RunInspector {
     if (this.unknownKind || this.folder === null || this.graph === null) {
       return { kind: 'unknown', text: `unknown ${this.stored.kind} v${this.stored.typeVersion}`, code: 'UNKNOWN_GRAPH_KIND' };
     }
-    const open = [...this.folder.open.values()];
-    const unfinished = open.filter((attempt) => attempt.status !== 'paused');
-    if (unfinished.length > 0) return { kind: 'waiting', text: 'waiting', positions: unfinished.map((attempt) => attempt.position) };
+    const unfinished = this.folder.unfinishedPositions();
+    if (unfinished.length > 0) return { kind: 'waiting', text: 'waiting', positions: unfinished };
+    const open = this.folder.openAttempts();
     let commands: GraphCommand[];
     try {
       commands = this.graph.decide(this.folder.state);

@@ -1,16 +1,6 @@
 import { basename, join, resolve } from 'node:path';
-import {
-  GraphExecutionError,
-  RunRecordFolder,
-  TEAM_GRAPH_KIND,
-  TEAM_GRAPH_VERSION,
-  compileGraph,
-  isGraphValidationError,
-  parseRunStartedEvent,
-  teamGraphType,
-  teamMessages,
-} from '@roundtable/graph';
-import type { TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
+import { GraphExecutionError, TEAM_GRAPH_KIND, TEAM_GRAPH_VERSION, compileGraph, foldStream, isGraphValidationError, readRunDefinition, teamGraphType, teamMessages } from '@roundtable/graph';
+import type { RunRecordFolder, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
 import type { RunStorage } from '@roundtable/storage';
 import { formatRoomLine } from './formatRoomLine.js';
 import { roomFileName, roomIndexFileName } from './roomFileName.js';
@@ -57,28 +47,23 @@ export function checkRoomsOptions(options: ProjectTeamRoomsOptions): string {
   return resolve(directory);
 }
 
-/** Reads the whole record once: the first event decides the graph, the fold checks the rest. */
+/**
+ * Folds the whole record with the team graph it was started with: the first event decides the
+ * graph (a run of another kind, or no run, is STORED_GRAPH_MISMATCH), the fold checks the rest.
+ */
 export async function foldTeamRun(storage: RunStorage, runId: string): Promise<RunRecordFolder<TeamState>> {
-  let folder: RunRecordFolder<TeamState> | null = null;
-  for await (const event of storage.read(runId)) {
-    if (folder === null) {
-      const stored = parseRunStartedEvent(event);
-      if (stored.kind !== TEAM_GRAPH_KIND || stored.typeVersion !== TEAM_GRAPH_VERSION) {
-        throw new GraphExecutionError(
-          'STORED_GRAPH_MISMATCH',
-          `Run ${runId} holds a ${stored.kind} graph of type version ${stored.typeVersion}; room files need a team graph of type version ${TEAM_GRAPH_VERSION}.`,
-          { details: { kind: stored.kind, typeVersion: stored.typeVersion } },
-        );
-      }
-      folder = new RunRecordFolder(compileStoredTeam(stored.value, runId));
-    }
-    folder.apply(event);
-  }
-  if (folder === null) {
+  const stored = await readRunDefinition(storage, runId);
+  if (stored === null) {
     throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} has no events, so it holds no team graph.`, { details: { runId } });
   }
-  folder.endOfRead();
-  return folder;
+  if (stored.kind !== TEAM_GRAPH_KIND || stored.typeVersion !== TEAM_GRAPH_VERSION) {
+    throw new GraphExecutionError(
+      'STORED_GRAPH_MISMATCH',
+      `Run ${runId} holds a ${stored.kind} graph of type version ${stored.typeVersion}; room files need a team graph of type version ${TEAM_GRAPH_VERSION}.`,
+      { details: { kind: stored.kind, typeVersion: stored.typeVersion } },
+    );
+  }
+  return foldStream(storage, runId, { graph: compileStoredTeam(stored.value, runId) });
 }
 
 function compileStoredTeam(value: unknown, runId: string) {

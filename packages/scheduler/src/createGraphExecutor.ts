@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonValueError, canonicalJson, isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, GraphExecutionError, RunRecordFolder, graphEventProblem, runStartedPayload } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, RunRecordFolder, foldStream, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
 import { assertNewEvent, assertStreamId, isStorageError } from '@roundtable/storage';
 import type { NewEvent, RunStorage, StorageErrorCode } from '@roundtable/storage';
@@ -117,7 +117,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   #resume(position: string, options: ResumeOptions): Promise<GraphRunResult> {
     return this.#session(options.signal, async (runSignal) => {
       await this.catchUp();
-      const open = this.#folder.open.get(position);
+      const open = this.#folder.openAttempt(position);
       if (open === undefined) {
         throw new GraphExecutionError('PROTOCOL', `Position ${JSON.stringify(position)} is not an unfinished attempt of run ${this.runId}.`, {
           details: { position },
@@ -193,11 +193,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         continue;
       }
       throwIfAborted(signal);
-      const unfinished = [...this.#folder.open.values()].filter((attempt) => attempt.status !== 'paused');
+      const unfinished = this.#folder.unfinishedPositions();
       if (unfinished.length > 0) {
         // Another executor may have finished them: report waiting only for what is still open.
         if (await this.#foldedSomethingNew()) continue;
-        return { kind: 'waiting', positions: unfinished.map((attempt) => attempt.position) };
+        return { kind: 'waiting', positions: unfinished };
       }
       const commands = this.#graph.decide(this.#folder.state);
       const first = commands[0];
@@ -227,7 +227,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * member code runs between them); false when another writer got there first.
    */
   async #dispatch(batch: readonly DispatchCommand[]): Promise<boolean> {
-    assertNewPositions(this.#folder.dispatched, batch);
+    assertNewPositions(this.#folder, batch);
     const events = this.#dispatchEvents(batch);
     return this.#exclusive(async () => {
       try {
@@ -260,7 +260,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    */
   async #execute(position: string, signal: AbortSignal, alreadyStarted = false): Promise<void> {
     for (let first = true; ; first = false) {
-      let open = this.#folder.open.get(position);
+      let open = this.#folder.openAttempt(position);
       if (open === undefined) return;
       const binding = this.#bindings.get(open.nodeId)!;
       let attempt: number;
@@ -351,7 +351,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     };
     try {
       const ours = pending.filter((entry) => {
-        if (isOursAt(this.#folder.open.get(entry.open.position), entry.attempt)) return true;
+        if (isOursAt(this.#folder.openAttempt(entry.open.position), entry.attempt)) return true;
         settle(entry, null);
         return false;
       });
@@ -380,7 +380,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    */
   #batchAfter(outcomes: readonly NewEvent[]): DispatchCommand[] | null {
     const finished = new Map(outcomes.map((event) => [(event.payload as { position: string }).position, event.type]));
-    for (const attempt of this.#folder.open.values()) {
+    for (const attempt of this.#folder.openAttempts()) {
       const type = finished.get(attempt.position);
       const stillOpen = type === undefined ? attempt.status !== 'paused' : type === GraphEventTypes.NODE_RETRIED;
       if (stillOpen) return null;
@@ -389,7 +389,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     if (commands.length === 0 || commands.some((command) => command.kind !== 'dispatch')) return null;
     const batch = commands as DispatchCommand[];
     const positions = new Set(batch.map((command) => command.position));
-    if (positions.size !== batch.length || batch.some((command) => this.#folder.dispatched.has(command.position))) return null;
+    if (positions.size !== batch.length || batch.some((command) => this.#folder.hasDispatched(command.position))) return null;
     return batch;
   }
 
@@ -449,7 +449,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    */
   async #appendWithRefold(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
     for (;;) {
-      const current = this.#folder.open.get(open.position);
+      const current = this.#folder.openAttempt(open.position);
       const event = current === undefined ? null : build(current);
       if (event === null) return false;
       try {
@@ -469,7 +469,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       case 'fail':
         return { kind: 'fail', code: command.code, message: command.message, failures: this.#failures() };
       case 'pause': {
-        const paused = [...this.#folder.open.values()].filter((attempt) => attempt.status === 'paused');
+        const paused = this.#folder.openAttempts().filter((attempt) => attempt.status === 'paused');
         const first = this.#nodeOrder.map((nodeId) => paused.find((attempt) => attempt.nodeId === nodeId)).find((attempt) => attempt !== undefined);
         return { kind: 'pause', reason: command.reason, position: first?.position ?? null, request: first?.pause?.request ?? null };
       }
@@ -512,8 +512,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   }
 
   async #readNew(): Promise<void> {
-    for await (const event of this.#storage.read(this.runId, { after: this.#folder.revision })) this.#folder.apply(event);
-    this.#folder.endOfRead();
+    await foldStream(this.#storage, this.runId, { folder: this.#folder });
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -539,9 +538,9 @@ function isOursAt(current: OpenAttempt | undefined, attempt: number): boolean {
 }
 
 /** DUPLICATE_POSITION when `decide` dispatches a position twice in a run. */
-function assertNewPositions(dispatched: ReadonlySet<string>, batch: readonly DispatchCommand[]): void {
+function assertNewPositions(folder: { hasDispatched(position: string): boolean }, batch: readonly DispatchCommand[]): void {
   for (const command of batch) {
-    if (dispatched.has(command.position)) {
+    if (folder.hasDispatched(command.position)) {
       throw new GraphExecutionError('DUPLICATE_POSITION', `decide dispatched position ${command.position} a second time.`, {
         details: { position: command.position },
       });

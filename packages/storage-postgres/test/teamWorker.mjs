@@ -2,7 +2,7 @@
 // and saved messages as one JSON line. The kill test SIGKILLs it at random moments.
 // Usage: teamWorker.mjs <connection string | memory> <run id> <turns>
 import process from 'node:process';
-import { RunRecordFolder, compileGraph, teamGraphType, teamMessages } from '@roundtable/graph';
+import { compileGraph, foldStream, teamGraphType, teamMessages } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { createPostgresStorage } from '../dist/index.js';
@@ -56,8 +56,6 @@ for (;;) {
   else if (result.kind === 'pause' && isReconcile(result.request)) result = await executor.resume(result.position ?? '', { value: 'again' });
   else break;
 }
-const folder = new RunRecordFolder(graph);
-for await (const event of storage.read(runId)) folder.apply(event);
-folder.endOfRead();
+const folder = await foldStream(storage, runId, { graph });
 await storage.close();
 process.stdout.write(`${JSON.stringify({ result, messages: teamMessages(folder.state) })}\n`);

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunRecordFolder, compileGraph } from '@roundtable/graph';
+import { compileGraph, foldStream } from '@roundtable/graph';
 import type { GraphDefinition } from '@roundtable/graph';
 import { loadRunDefinition } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
@@ -133,9 +133,7 @@ describe('team(config): two agents, integration', () => {
     const stored = (await loadRunDefinition(storage, 'rec'))!;
     const graph = compileGraph(teamJobGraphType, stored.value as unknown as GraphDefinition);
     expect(graph.definition.digest).toBe(stored.digest);
-    const folder = new RunRecordFolder(graph);
-    for (const event of events) folder.apply(event);
-    folder.endOfRead();
+    const folder = await foldStream(storage, 'rec', { graph });
     expect(graph.decide(folder.state)).toEqual([{ kind: 'complete', output: expect.objectContaining({ integrated: true, agents: result.agents }) }]);
   });
 

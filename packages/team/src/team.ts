@@ -1,6 +1,6 @@
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, RunRecordFolder, compileGraph } from '@roundtable/graph';
-import type { CompiledGraph, GraphDefinition, StoredRunDefinition } from '@roundtable/graph';
+import { GraphExecutionError, compileGraph, foldStream } from '@roundtable/graph';
+import type { CompiledGraph, GraphDefinition, RunRecordFolder, StoredRunDefinition } from '@roundtable/graph';
 import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
@@ -106,15 +106,10 @@ function storedStartCommit(stored: StoredRunDefinition, runId: string): string {
   return data.startCommit;
 }
 
-async function readNew(storage: RunStorage, runId: string, folder: RunRecordFolder<TeamJobState>): Promise<void> {
-  for await (const event of storage.read(runId, { after: folder.revision })) folder.apply(event);
-  folder.endOfRead();
-}
-
 /** Whether continuing the folded job runs anything (so the repository must be there). */
 function hasWorkToDo(graph: CompiledGraph<TeamJobState>, folder: RunRecordFolder<TeamJobState>): boolean {
   if (folder.revision === 0) return true;
-  if (folder.open.size > 0) return false;
+  if (folder.openAttempts().length > 0) return false;
   return graph.decide(folder.state)[0]?.kind === 'dispatch';
 }
 
@@ -152,8 +147,7 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
     const startCommit = stored === null ? (await session.repository()).head : storedStartCommit(stored, runId);
     const graph = compileGraph(teamJobGraphType, teamJobDefinition(config, runId, startCommit));
     const plan = planTeamJob(graph.definition.value);
-    const folder = new RunRecordFolder(graph);
-    await readNew(storage, runId, folder);
+    const folder = await foldStream(storage, runId, { graph });
 
     if (resume !== null && resume.position === plan.callback) {
       if (!ReviewAnswerSchema.safeParse(resume.value).success) {
@@ -173,7 +167,7 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
       throw session.error ?? error;
     }
     if (session.error !== null) throw session.error;
-    await readNew(storage, runId, folder);
+    await foldStream(storage, runId, { folder });
     return jobResult(runId, plan, folder.state, outcome);
   } finally {
     session.dispose();

@@ -1,8 +1,8 @@
 import { canonicalJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, compileGraph, parseRunStartedEvent, teamGraphType } from '@roundtable/graph';
+import { GraphEventTypes, compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType } from '@roundtable/graph';
-import { createGraphExecutor } from '@roundtable/scheduler';
+import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
@@ -55,7 +55,8 @@ function unusedBindings(graph: AnyCompiledGraph): Record<string, NodeBinding> {
 }
 
 async function storedRun(storage: RunStorage, runId: string) {
-  for await (const event of storage.read(runId)) return parseRunStartedEvent(event);
+  const stored = await loadRunDefinition(storage, runId);
+  if (stored !== null) return stored;
   throw new WorkersError('RUN_NOT_FOUND', `There is no run ${JSON.stringify(runId)} in ${storage.identity.location} (namespace ${storage.identity.namespace}).`, { details: { runId } });
 }
 

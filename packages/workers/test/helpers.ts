@@ -52,11 +52,9 @@ export async function referenceRun(turns: number): Promise<{ result: unknown; me
 
 /** The saved messages of a run, in saved order, with run-specific nothing (ids are positions). */
 export async function savedMessages(storage: RunStorage, runId: string, turns: number): Promise<unknown[]> {
-  const { RunRecordFolder, teamMessages } = await import('@roundtable/graph');
+  const { foldStream, teamMessages } = await import('@roundtable/graph');
   const { workersTeamGraph } = await import('./team.mjs');
-  const folder = new RunRecordFolder(workersTeamGraph(turns));
-  for await (const event of storage.read(runId)) folder.apply(event);
-  folder.endOfRead();
+  const folder = await foldStream(storage, runId, { graph: workersTeamGraph(turns) });
   // Attempts of one batch finish in any order: compare messages as a set, by id.
   return [...teamMessages(folder.state)].sort((a, b) => a.id.localeCompare(b.id));
 }

@@ -5,7 +5,7 @@
 // between a graph:node-retried and the next attempt. With CRASH_SAY_RETRIED=1 the worker prints
 // `retried` once a node-retried is durable (the parent kills it then); CRASH_BACKOFF_MS sets the
 // retry backoff.
-import { RunRecordFolder, compileGraph, teamGraphType, teamMessages } from '@roundtable/graph';
+import { compileGraph, foldStream, teamGraphType, teamMessages } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 
 const [mode, kind, path] = process.argv.slice(2);
@@ -81,16 +81,13 @@ async function run() {
 }
 
 async function verify() {
-  const folder = new RunRecordFolder(graph);
   const dispatched = [];
   const outcomes = {};
-  for await (const event of storage.read(RUN_ID)) {
-    folder.apply(event);
-    const payload = event.payload;
-    if (event.type === 'graph:node-dispatched') dispatched.push(payload.position);
-    if (event.type === 'graph:node-completed' || event.type === 'graph:node-failed') outcomes[payload.position] = (outcomes[payload.position] ?? 0) + 1;
-  }
-  folder.endOfRead();
+  const onEvent = ({ type, payload }) => {
+    if (type === 'graph:node-dispatched') dispatched.push(payload.position);
+    if (type === 'graph:node-completed' || type === 'graph:node-failed') outcomes[payload.position] = (outcomes[payload.position] ?? 0) + 1;
+  };
+  const folder = await foldStream(storage, RUN_ID, { graph, onEvent });
   return { messages: teamMessages(folder.state), dispatched, outcomes };
 }
 

@@ -1,0 +1,57 @@
+import type { Json } from '@roundtable/core';
+import type { CompiledGraph } from './compileGraph.js';
+import { GRAPH_EVENT_VERSION, GraphEventTypes } from './graphEventTypes.js';
+import { isRecord } from './json.js';
+import { invalidEvent } from './recordedEvent.js';
+import type { RecordReader, RecordedEvent } from './recordedEvent.js';
+
+/** What `graph:run-started` stores about the graph. */
+export interface StoredRunDefinition {
+  readonly kind: string;
+  readonly typeVersion: number;
+  readonly digest: string;
+  readonly value: Json;
+}
+
+/** The run-started payload for a compiled graph. */
+export function runStartedPayload<State>(graph: CompiledGraph<State>): { definition: StoredRunDefinition } {
+  return {
+    definition: { kind: graph.kind, typeVersion: graph.typeVersion, digest: graph.definition.digest, value: graph.definition.value },
+  };
+}
+
+/**
+ * Reads the stored definition out of a run's first event, checking that it is a version-1
+ * `graph:run-started` at revision 1 with exactly `{ definition: { kind, typeVersion, digest, value } }`.
+ */
+export function parseRunStartedEvent(event: RecordedEvent): StoredRunDefinition {
+  if (event.type !== GraphEventTypes.RUN_STARTED || event.revision !== 1) {
+    throw invalidEvent(event, 'a run must start with graph:run-started at revision 1.');
+  }
+  if (event.version !== GRAPH_EVENT_VERSION) throw invalidEvent(event, `version ${event.version} is not supported (only 1).`);
+  const payload = event.payload;
+  if (!isRecord(payload) || Object.keys(payload).length !== 1 || !isRecord(payload.definition)) {
+    throw invalidEvent(event, 'payload must be exactly { definition }.');
+  }
+  const definition = payload.definition as Record<string, Json>;
+  if (
+    Object.keys(definition).length !== 4 ||
+    typeof definition.kind !== 'string' ||
+    typeof definition.typeVersion !== 'number' ||
+    typeof definition.digest !== 'string' ||
+    !('value' in definition)
+  ) {
+    throw invalidEvent(event, 'definition must be { kind, typeVersion, digest, value }.');
+  }
+  return { kind: definition.kind, typeVersion: definition.typeVersion, digest: definition.digest, value: definition.value! };
+}
+
+/**
+ * The definition a stored run was started with, read from its first event, or null when the
+ * run has no events yet. A first event that is not a valid `graph:run-started` is INVALID_EVENT.
+ * Reads one event.
+ */
+export async function readRunDefinition(reader: RecordReader, runId: string): Promise<StoredRunDefinition | null> {
+  for await (const event of reader.read(runId)) return parseRunStartedEvent(event);
+  return null;
+}
