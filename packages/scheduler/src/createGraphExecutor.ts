@@ -86,7 +86,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     this.#storage = options.storage;
     this.#bindings = bindings;
     this.#folder = new RunRecordFolder(options.graph);
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? (() => Date.now());
     this.#newId = options.newId ?? randomUUID;
     this.#nodeOrder = options.graph.definition.value.nodes.map((node) => node.id);
     this.#tracer = schedulerTracer(options.tracer);
