@@ -62,16 +62,21 @@ function finalResult(plan: TeamPlan, state: TeamState): TeamGraphResult {
   };
 }
 
-/** The next commands of a team run, by the ordered rules of SPEC §3.1. */
+/** The next commands of a team run, by the ordered rules of SPEC §3.1 (one pass over the members). */
 export function decideTeam(plan: TeamPlan, state: TeamState): GraphCommand[] {
   const { members } = state;
-  if (members.some((member) => member.status === 'in-flight')) return [];
-  const failed = members.filter((member) => member.status === 'failed');
-  if (failed.length > 0) return [{ kind: 'fail', code: TeamFailureCodes.TEAM_NODE_FAILED, message: failedMessage(failed) }];
-  const paused = members.find((member) => member.status === 'paused');
-  if (paused !== undefined) return [{ kind: 'pause', reason: paused.pauseReason ?? '' }];
-  const exhausted = members.find((member) => member.queued && member.turns >= plan.maxTurnsPerMember);
-  if (exhausted !== undefined) {
+  let failed: TeamMemberState[] | null = null;
+  let paused: TeamMemberState | null = null;
+  let exhausted: TeamMemberState | null = null;
+  for (const member of members) {
+    if (member.status === 'in-flight') return [];
+    if (member.status === 'failed') (failed ??= []).push(member);
+    else if (member.status === 'paused') paused ??= member;
+    if (member.queued && member.turns >= plan.maxTurnsPerMember) exhausted ??= member;
+  }
+  if (failed !== null) return [{ kind: 'fail', code: TeamFailureCodes.TEAM_NODE_FAILED, message: failedMessage(failed) }];
+  if (paused !== null) return [{ kind: 'pause', reason: paused.pauseReason ?? '' }];
+  if (exhausted !== null) {
     return [{ kind: 'fail', code: TeamFailureCodes.TEAM_TURN_LIMIT, message: `Member "${exhausted.id}" reached maxTurnsPerMember.` }];
   }
   const commands: GraphCommand[] = [];

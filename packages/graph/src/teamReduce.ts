@@ -5,44 +5,63 @@ import { isRecord } from './json.js';
 import type { TeamPlan } from './teamPlan.js';
 import type { TeamMessage, TeamTurnResult } from './teamSchemas.js';
 import { appendableLog, teamPosition } from './teamState.js';
-import type { TeamMemberState, TeamState } from './teamState.js';
+import type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
 import { validateTeamTurnResult } from './teamTurnResult.js';
 import { TeamFailureCodes } from './teamFailureCodes.js';
 
+/**
+ * A member's next state, every field spelled out: on this path (several times per turn) an
+ * explicit literal is several times cheaper than a spread of the frozen previous state.
+ */
+function memberState(
+  from: TeamMemberState,
+  status: TeamMemberStatus,
+  inFlight: string | null,
+  pauseReason: string | null,
+  failureCode: string | null,
+  result: TeamTurnResult | null,
+  turns = from.turns,
+  queued = from.queued,
+  triggers = from.triggers,
+): TeamMemberState {
+  return Object.freeze({ id: from.id, status, turns, inFlight, pauseReason, failureCode, result, queued, triggers });
+}
+
+function teamState(members: TeamMemberState[], messageCount: number, roomMessageCounts: readonly number[], log: TeamMessageLog): TeamState {
+  return Object.freeze({ members: Object.freeze(members), messageCount, roomMessageCounts, log });
+}
+
 function withMember(state: TeamState, index: number, member: TeamMemberState): TeamState {
   const members = state.members.slice();
-  members[index] = Object.freeze(member);
-  return Object.freeze({ ...state, members: Object.freeze(members) });
+  members[index] = member;
+  return teamState(members, state.messageCount, state.roomMessageCounts, state.log);
 }
+
+const NO_TRIGGERS: readonly string[] = Object.freeze([]);
 
 function dispatched(plan: TeamPlan, state: TeamState, index: number, position: string): TeamState {
   const member = state.members[index]!;
   if (member.status !== 'idle' || !member.queued || member.turns >= plan.maxTurnsPerMember) return state;
   if (position !== teamPosition(member.id, member.turns + 1)) return state;
-  return withMember(state, index, {
-    ...member,
-    status: 'in-flight',
-    turns: member.turns + 1,
-    inFlight: position,
-    queued: false,
-    triggers: Object.freeze([]),
-  });
+  return withMember(state, index, memberState(member, 'in-flight', position, member.pauseReason, member.failureCode, member.result, member.turns + 1, false, NO_TRIGGERS));
 }
 
 function paused(state: TeamState, index: number, reason: unknown): TeamState {
   if (typeof reason !== 'string') return state;
-  return withMember(state, index, { ...state.members[index]!, status: 'paused', pauseReason: reason });
+  const member = state.members[index]!;
+  return withMember(state, index, memberState(member, 'paused', member.inFlight, reason, member.failureCode, member.result));
 }
 
 function resumed(state: TeamState, index: number): TeamState {
   const member = state.members[index]!;
   if (member.status !== 'paused') return state;
-  return withMember(state, index, { ...member, status: 'in-flight', pauseReason: null });
+  return withMember(state, index, memberState(member, 'in-flight', member.inFlight, null, member.failureCode, member.result));
 }
 
 function failed(state: TeamState, index: number, code: unknown): TeamState {
   if (typeof code !== 'string') return state;
-  return withMember(state, index, { ...state.members[index]!, status: 'failed', inFlight: null, pauseReason: null, failureCode: code });
+  const member = state.members[index]!;
+  return withMember(state, index, memberState(member, 'failed', null, null, code, member.result));
 }
 
 /**
@@ -53,18 +72,20 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
   const member = state.members[index]!;
   if (member.status !== 'in-flight') return state;
   if (validateTeamTurnResult(plan, member.id, result) !== null) {
-    return withMember(state, index, { ...member, status: 'failed', inFlight: null, failureCode: TeamFailureCodes.RESULT_INVALID });
+    return withMember(state, index, memberState(member, 'failed', null, member.pauseReason, TeamFailureCodes.RESULT_INVALID, member.result));
   }
+  // The executor hands over a result it froze (and core verified) once: this returns it as it is.
   const saved = copyFrozenJson(result as Json) as TeamTurnResult;
   const members = state.members.slice();
-  members[index] = Object.freeze({ ...member, status: 'idle', inFlight: null, result: saved });
-  const posts = saved.posts ?? [];
-  if (posts.length === 0) return Object.freeze({ ...state, members: Object.freeze(members) });
+  members[index] = memberState(member, 'idle', null, member.pauseReason, member.failureCode, saved);
+  const posts = saved.posts;
+  if (posts === undefined || posts.length === 0) return teamState(members, state.messageCount, state.roomMessageCounts, state.log);
 
   const log = appendableLog(state);
   const roomMessageCounts = state.roomMessageCounts.slice();
   let messageCount = state.messageCount;
-  posts.forEach((post, postIndex) => {
+  for (let postIndex = 0; postIndex < posts.length; postIndex++) {
+    const post = posts[postIndex]!;
     const message: TeamMessage = Object.freeze({
       id: `${position}/${postIndex}`,
       roomId: post.roomId,
@@ -79,19 +100,17 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
     log.roomMessages[room]!.push(messageCount);
     roomMessageCounts[room]!++;
     messageCount++;
-    post.mentions.forEach((mentioned, mentionIndex) => {
-      if (post.mentions.indexOf(mentioned) !== mentionIndex) return;
+    const { mentions } = post;
+    for (let mentionIndex = 0; mentionIndex < mentions.length; mentionIndex++) {
+      const mentioned = mentions[mentionIndex]!;
+      if (mentions.indexOf(mentioned) !== mentionIndex) continue;
       const target = plan.memberIndex.get(mentioned)!;
       const current = members[target]!;
-      members[target] = Object.freeze({ ...current, queued: true, triggers: Object.freeze([...current.triggers, message.id]) });
-    });
-  });
-  return Object.freeze({
-    members: Object.freeze(members),
-    messageCount,
-    roomMessageCounts: Object.freeze(roomMessageCounts),
-    log,
-  });
+      const triggers = Object.freeze([...current.triggers, message.id]);
+      members[target] = memberState(current, current.status, current.inFlight, current.pauseReason, current.failureCode, current.result, current.turns, true, triggers);
+    }
+  }
+  return teamState(members, messageCount, Object.freeze(roomMessageCounts), log);
 }
 
 /**

@@ -3,6 +3,8 @@ import type { FrozenJson, Json } from '@roundtable/core';
 import { findJsonProblem } from '@roundtable/graph';
 import type { CompiledGraph } from '@roundtable/graph';
 import type { NodeAction, NodeContext, ResolvedBinding } from './nodeBinding.js';
+import { AttemptAbort } from './attemptSignal.js';
+import type { AttemptStop } from './attemptSignal.js';
 import { recordableText, thrownMessage } from './safeText.js';
 
 /** Failure codes an attempt records in `graph:node-failed`. */
@@ -68,18 +70,40 @@ function parseAction(action: unknown): NodeAction | AttemptOutcome {
 /** What is passed to `runAttempt`: the context without its signal, which the attempt owns. */
 export type AttemptContext = Omit<NodeContext, 'signal'>;
 
+const ABORTED: AttemptOutcome = Object.freeze({ kind: 'aborted' });
+
+/**
+ * The context a member receives: frozen, its `signal` made on first read (a member that never
+ * reads it costs no AbortController), an own enumerable property like the others so that a
+ * spread copy of the context keeps it.
+ */
+function memberContext(ctx: AttemptContext, abort: AttemptAbort): NodeContext {
+  return Object.freeze({
+    input: ctx.input,
+    nodeId: ctx.nodeId,
+    position: ctx.position,
+    resume: ctx.resume,
+    attempt: ctx.attempt,
+    pause: ctx.pause,
+    previousFailure: ctx.previousFailure,
+    get signal(): AbortSignal {
+      return abort.signal;
+    },
+  });
+}
+
 /**
  * Runs one attempt of a node and says what to record. It never throws: every failure of the
  * node or its checks becomes a failure outcome with a stable code and a well-formed message,
  * whatever the node or its hooks throw or return. Order: decideAction, input limit, the node
- * under its timeout, output limit, JSON, contract, the graph's own check.
+ * under its timeout, output limit, JSON, contract, the graph's own check. A member that returns
+ * a value (not a promise) is checked at once: no race, timer or listener is set up for it.
  */
 export async function runAttempt(graph: CompiledGraph<unknown>, binding: ResolvedBinding, ctx: AttemptContext, runSignal: AbortSignal): Promise<AttemptOutcome> {
-  const controller = new AbortController();
-  const abortFromRun = () => controller.abort(runSignal.reason);
-  if (runSignal.aborted) return { kind: 'aborted' };
-  runSignal.addEventListener('abort', abortFromRun, { once: true });
-  const context: NodeContext = Object.freeze({ ...ctx, signal: controller.signal });
+  if (runSignal.aborted) return ABORTED;
+  const limits = binding.limits;
+  const abort = new AttemptAbort(runSignal, limits.timeoutMs);
+  const context = memberContext(ctx, abort);
   try {
     if (binding.decideAction) {
       let action: NodeAction | AttemptOutcome;
@@ -92,60 +116,53 @@ export async function runAttempt(graph: CompiledGraph<unknown>, binding: Resolve
       if (action.kind === 'deny') return failed(AttemptFailureCodes.DENIED, action.reason);
       if (action.kind === 'wait') return { kind: 'paused', reason: action.reason, request: action.request };
     }
-    const limits = binding.limits;
     if (limits.inputBytes !== undefined) {
       const bytes = jsonBytes(ctx.input) ?? Number.POSITIVE_INFINITY;
       if (bytes > limits.inputBytes) return failed(AttemptFailureCodes.INPUT_LIMIT, `The input is ${bytes} bytes, over the limit of ${limits.inputBytes}.`);
     }
-    // The run may have been aborted while decideAction was pending: the attempt's own signal is
-    // then already aborted, and its abort event (which the member and the timeout race wait
-    // for) will never fire again, so the member must not start.
-    if (runSignal.aborted) return { kind: 'aborted' };
-    const settled = await runWithTimeout(binding, context, controller, runSignal, limits.timeoutMs);
-    if (settled.kind === 'aborted' || runSignal.aborted) return { kind: 'aborted' };
-    if (settled.kind === 'timeout') return failed(AttemptFailureCodes.TIMEOUT, `The attempt took longer than ${limits.timeoutMs} ms.`);
+    // The run may have been aborted while decideAction was pending: the member must not start.
+    if (runSignal.aborted) return ABORTED;
+    abort.startTimer();
+    let settled: Settled | Pending | AttemptStop = runMember(binding, context);
+    // The node may abort the run synchronously from inside `run`.
+    if (runSignal.aborted) return ABORTED;
+    if (settled.kind === 'pending') settled = await Promise.race([settled.work, abort.stopped()]);
+    if (settled === 'aborted' || runSignal.aborted) return ABORTED;
+    if (settled === 'timeout') return failed(AttemptFailureCodes.TIMEOUT, `The attempt took longer than ${limits.timeoutMs} ms.`);
     if (settled.kind === 'threw') return failed(AttemptFailureCodes.EFFECT_FAILED, thrownMessage(settled.error));
     return checkResult(graph, binding, ctx.nodeId, settled.value);
   } finally {
-    runSignal.removeEventListener('abort', abortFromRun);
+    abort.end();
   }
 }
 
-type Settled = { kind: 'value'; value: unknown } | { kind: 'threw'; error: unknown } | { kind: 'timeout' } | { kind: 'aborted' };
+type Settled = { readonly kind: 'value'; readonly value: unknown } | { readonly kind: 'threw'; readonly error: unknown };
+type Pending = { readonly kind: 'pending'; readonly work: Promise<Settled> };
 
 /**
- * Runs the node until it settles, its timeout passes or the run is aborted, whichever is first.
- * A node that ignores its signal is left behind: its late result is never recorded.
+ * Calls the member. A value that is not a thenable is its result at once; a thenable is
+ * followed (its `then` read once, as `await` would) into `work`, which the caller races against
+ * the attempt's stop. A node that ignores its signal is left behind: its late result is never
+ * recorded.
  */
-async function runWithTimeout(
-  binding: ResolvedBinding,
-  context: NodeContext,
-  controller: AbortController,
-  runSignal: AbortSignal,
-  timeoutMs: number | undefined,
-): Promise<Settled> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<Settled>((resolve) => {
-    onAbort = () => resolve(runSignal.aborted ? { kind: 'aborted' } : { kind: 'timeout' });
-    controller.signal.addEventListener('abort', onAbort, { once: true });
-    if (controller.signal.aborted) onAbort();
-    if (timeoutMs !== undefined) timer = setTimeout(() => controller.abort(new Error(`Timed out after ${timeoutMs} ms.`)), timeoutMs);
-  });
-  // The node may abort the run synchronously from inside `run`: `stopped` already listens.
-  const work = (async (): Promise<Settled> => {
-    try {
-      return { kind: 'value', value: await binding.run(context) };
-    } catch (error) {
-      return { kind: 'threw', error };
-    }
-  })();
+function runMember(binding: ResolvedBinding, context: NodeContext): Settled | Pending {
+  let value: unknown;
+  let then: unknown;
   try {
-    return await Promise.race([work, stopped]);
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
+    value = binding.run(context);
+    then = (typeof value === 'object' && value !== null) || typeof value === 'function' ? (value as { then?: unknown }).then : undefined;
+  } catch (error) {
+    return { kind: 'threw', error };
   }
+  if (typeof then !== 'function') return { kind: 'value', value };
+  const followed = new Promise<unknown>((resolve, reject) => {
+    (then as (onFulfilled: (value: unknown) => void, onRejected: (error: unknown) => void) => unknown).call(value, resolve, reject);
+  });
+  const work = followed.then(
+    (result): Settled => ({ kind: 'value', value: result }),
+    (error: unknown): Settled => ({ kind: 'threw', error }),
+  );
+  return { kind: 'pending', work };
 }
 
 function contractRefusal(error: unknown): string {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonValueError, canonicalJson, isRoundtableError } from '@roundtable/core';
+import { JsonValueError, canonicalJson, freezeJson, isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, foldStream, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
@@ -76,6 +76,9 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   #pending: PendingOutcome[] = [];
   /** A dispatch batch appended, with its attempts started, in the same append as an outcome. */
   #startedBatch: readonly DispatchCommand[] | null = null;
+  /** The last timestamp written and its clock reading: events of one millisecond share the text. */
+  #lastTime = Number.NaN;
+  #lastTimestamp = '';
 
   constructor(options: GraphExecutorOptions<State>, bindings: ReadonlyMap<string, ResolvedBinding>) {
     this.runId = options.runId;
@@ -83,7 +86,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     this.#storage = options.storage;
     this.#bindings = bindings;
     this.#folder = new RunRecordFolder(options.graph);
-    this.#clock = options.clock ?? (() => new Date());
+    this.#clock = options.clock ?? (() => Date.now());
     this.#newId = options.newId ?? randomUUID;
     this.#nodeOrder = options.graph.definition.value.nodes.map((node) => node.id);
     this.#tracer = schedulerTracer(options.tracer);
@@ -127,19 +130,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       const value = recordedResumeValue(options.value ?? null);
       const binding = this.#bindings.get(open.nodeId)!;
       if (open.status === 'paused' || (open.status === 'started' && binding.retrySafe)) {
-        const resumed = await this.#appendForAttempt(open, (current) =>
-          current.status === open.status && current.attempt === open.attempt ? this.#event(GraphEventTypes.NODE_RESUMED, { nodeId: open.nodeId, position, value }, open.dispatchEventId) : null,
-        );
+        const resumed = await this.#appendForAttempt(open, () => this.#event(GraphEventTypes.NODE_RESUMED, { nodeId: open.nodeId, position, value }, open.dispatchEventId));
         if (resumed) await this.#execute(position, runSignal);
       } else if (open.status === 'started') {
-        await this.#appendForAttempt(open, (current) =>
-          current.status === 'started' && current.attempt === open.attempt
-            ? this.#event(
-                GraphEventTypes.NODE_PAUSED,
-                { nodeId: open.nodeId, position, reason: RECONCILE_REASON, request: { kind: 'reconcile-attempt' } },
-                open.dispatchEventId,
-              )
-            : null,
+        await this.#appendForAttempt(open, () =>
+          this.#event(GraphEventTypes.NODE_PAUSED, { nodeId: open.nodeId, position, reason: RECONCILE_REASON, request: { kind: 'reconcile-attempt' } }, open.dispatchEventId),
         );
       } else {
         await this.#execute(position, runSignal);
@@ -189,15 +184,14 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       const started = this.#startedBatch;
       this.#startedBatch = null;
       if (started !== null) {
-        await Promise.all(started.map((command) => this.#execute(command.position, signal, true)));
+        await this.#executeBatch(started, signal);
         continue;
       }
       throwIfAborted(signal);
-      const unfinished = this.#folder.unfinishedPositions();
-      if (unfinished.length > 0) {
+      if (this.#folder.unfinishedPositions().length > 0) {
         // Another executor may have finished them: report waiting only for what is still open.
         if (await this.#foldedSomethingNew()) continue;
-        return { kind: 'waiting', positions: unfinished };
+        return { kind: 'waiting', positions: this.#folder.unfinishedPositions() };
       }
       const commands = this.#graph.decide(this.#folder.state);
       const first = commands[0];
@@ -211,8 +205,14 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       const batch = commands as DispatchCommand[];
       const dispatched = await this.#dispatch(batch);
       if (!dispatched) continue;
-      await Promise.all(batch.map((command) => this.#execute(command.position, signal, true)));
+      await this.#executeBatch(batch, signal);
     }
+  }
+
+  /** Runs the attempts of a batch whose starts this executor appended, concurrently. */
+  async #executeBatch(batch: readonly DispatchCommand[], signal: AbortSignal): Promise<void> {
+    if (batch.length === 1) await this.#execute(batch[0]!.position, signal, true);
+    else await Promise.all(batch.map((command) => this.#execute(command.position, signal, true)));
   }
 
   /** Reads what others appended since the last fold; true when there was something. */
@@ -227,7 +227,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * member code runs between them); false when another writer got there first.
    */
   async #dispatch(batch: readonly DispatchCommand[]): Promise<boolean> {
-    assertNewPositions(this.#folder, batch);
+    for (const command of batch) {
+      if (this.#folder.hasDispatched(command.position)) {
+        throw new GraphExecutionError('DUPLICATE_POSITION', `decide dispatched position ${command.position} a second time.`, {
+          details: { position: command.position },
+        });
+      }
+    }
     const events = this.#dispatchEvents(batch);
     return this.#exclusive(async () => {
       try {
@@ -272,10 +278,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         if (open.status !== 'dispatched' && open.status !== 'resumed') return;
         const before = open;
         attempt = before.attempt + 1;
-        const started = await this.#appendForAttempt(before, (current) =>
-          current.status === before.status && current.attempt === before.attempt
-            ? this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: before.nodeId, position, attempt, retrySafe: binding.retrySafe }, before.dispatchEventId)
-            : null,
+        const started = await this.#appendForAttempt(before, () =>
+          this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: before.nodeId, position, attempt, retrySafe: binding.retrySafe }, before.dispatchEventId),
         );
         if (!started) return;
         open = before;
@@ -351,7 +355,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     };
     try {
       const ours = pending.filter((entry) => {
-        if (isOursAt(this.#folder.openAttempt(entry.open.position), entry.attempt)) return true;
+        if (isStill(this.#folder.openAttempt(entry.open.position), startedAttempt(entry.attempt))) return true;
         settle(entry, null);
         return false;
       });
@@ -396,15 +400,15 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   /** One outcome in its own append; a content refusal records the failure instead. */
   async #recordAlone(entry: PendingOutcome): Promise<NewEvent | null> {
     const { open, attempt, binding, event } = entry;
-    const isOurs = (current: OpenAttempt) => isOursAt(current, attempt);
+    const ours = startedAttempt(attempt);
     try {
-      const written = await this.#appendWithRefold(open, (current) => (isOurs(current) ? event : null));
+      const written = await this.#appendWithRefold(open.position, ours, () => event);
       return written ? event : null;
     } catch (error) {
       const failure = refusedOutcome(error);
       if (failure === null) throw error;
       const fallback = this.#failureEvent(open, attempt, binding, failure);
-      const written = await this.#appendWithRefold(open, (current) => (isOurs(current) ? fallback : null));
+      const written = await this.#appendWithRefold(open.position, ours, () => fallback);
       return written ? fallback : null;
     }
   }
@@ -413,11 +417,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const { nodeId, position } = open;
     switch (outcome.kind) {
       case 'completed':
-        return this.#event(GraphEventTypes.NODE_COMPLETED, { nodeId, position, result: outcome.result }, open.dispatchEventId);
+        return this.#event(GraphEventTypes.NODE_COMPLETED, frozenPayload({ nodeId, position, result: outcome.result }), open.dispatchEventId);
       case 'failed':
         return this.#failureEvent(open, attempt, binding, outcome);
       case 'paused':
-        return this.#event(GraphEventTypes.NODE_PAUSED, { nodeId, position, reason: outcome.reason, request: outcome.request }, open.dispatchEventId);
+        return this.#event(GraphEventTypes.NODE_PAUSED, frozenPayload({ nodeId, position, reason: outcome.reason, request: outcome.request }), open.dispatchEventId);
     }
   }
 
@@ -429,29 +433,28 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     // maxAttempts counts failed attempts: a pause or a crash re-run does not use one up.
     const retry = binding.retry.codes.has(code) && open.retries + 1 < binding.retry.maxAttempts;
     return retry
-      ? this.#event(GraphEventTypes.NODE_RETRIED, { nodeId, position, attempt, code, message }, open.dispatchEventId)
-      : this.#event(GraphEventTypes.NODE_FAILED, { nodeId, position, code, message }, open.dispatchEventId);
+      ? this.#event(GraphEventTypes.NODE_RETRIED, frozenPayload({ nodeId, position, attempt, code, message }), open.dispatchEventId)
+      : this.#event(GraphEventTypes.NODE_FAILED, frozenPayload({ nodeId, position, code, message }), open.dispatchEventId);
   }
 
   /**
-   * Appends one event about an attempt at the known revision. On a conflict it folds what is
-   * new and asks `build` again: null means someone else moved the attempt on, so nothing is
-   * written. Returns whether the event was written.
+   * Appends one event about an attempt, made by `build`, while the attempt is still as `open`
+   * found it (the same status and attempt number). Returns whether the event was written.
    */
-  #appendForAttempt(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
-    return this.#exclusive(() => this.#appendWithRefold(open, build));
+  #appendForAttempt(open: OpenAttempt, build: () => NewEvent): Promise<boolean> {
+    return this.#exclusive(() => this.#appendWithRefold(open.position, open, build));
   }
 
   /**
-   * The one append-and-refold loop (for a caller that already holds the lock): appends what
-   * `build` makes of the attempt's current state; on REVISION_CONFLICT folds what is new and
-   * asks `build` again, until it is written or `build` says null.
+   * The one append-and-refold loop (for a caller that already holds the lock): while the
+   * attempt at `position` is still `expected` ("is this attempt still ours?"), appends the event
+   * `build` makes at the known revision; on REVISION_CONFLICT folds what is new and checks
+   * again. Returns false, writing nothing, once someone else has moved the attempt on.
    */
-  async #appendWithRefold(open: OpenAttempt, build: (current: OpenAttempt) => NewEvent | null): Promise<boolean> {
+  async #appendWithRefold(position: string, expected: AttemptMark, build: () => NewEvent): Promise<boolean> {
     for (;;) {
-      const current = this.#folder.openAttempt(open.position);
-      const event = current === undefined ? null : build(current);
-      if (event === null) return false;
+      if (!isStill(this.#folder.openAttempt(position), expected)) return false;
+      const event = build();
       try {
         await this.#appendAndFold([event]);
         return true;
@@ -485,16 +488,26 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   }
 
   #event(type: string, payload: Json, causationId: string | null): NewEvent {
-    const now = this.#clock();
     return {
       eventId: this.#newId(),
       type,
       version: 1,
-      timestamp: (typeof now === 'number' ? new Date(now) : now).toISOString(),
+      timestamp: this.#timestamp(),
       correlationId: this.runId,
       causationId,
       payload,
     };
+  }
+
+  /** The clock's reading as `YYYY-MM-DDTHH:MM:SS.mmmZ` (an invalid date throws RangeError, as before). */
+  #timestamp(): string {
+    const now = this.#clock();
+    const time = typeof now === 'number' ? now : now.getTime();
+    if (time !== this.#lastTime) {
+      this.#lastTimestamp = new Date(time).toISOString();
+      this.#lastTime = time;
+    }
+    return this.#lastTimestamp;
   }
 
   /**
@@ -506,7 +519,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     await this.#storage.append(this.runId, expected, events);
     events.forEach((event, index) => {
       if (batch !== undefined && index === batch.at) this.#folder.expectDispatchBatch(batch.commands);
-      this.#folder.apply({ ...event, revision: expected + index + 1 });
+      this.#folder.apply({ revision: expected + index + 1, eventId: event.eventId, type: event.type, version: event.version, payload: event.payload });
     });
     this.#folder.endOfRead();
   }
@@ -532,20 +545,20 @@ interface PendingOutcome {
   readonly reject: (error: unknown) => void;
 }
 
-/** Whether `current` is still the started attempt `attempt`, which an outcome may end. */
-function isOursAt(current: OpenAttempt | undefined, attempt: number): boolean {
-  return current !== undefined && current.status === 'started' && current.attempt === attempt;
+/** Where an attempt stood when this executor decided to write about it. */
+interface AttemptMark {
+  readonly status: OpenAttempt['status'];
+  readonly attempt: number;
 }
 
-/** DUPLICATE_POSITION when `decide` dispatches a position twice in a run. */
-function assertNewPositions(folder: { hasDispatched(position: string): boolean }, batch: readonly DispatchCommand[]): void {
-  for (const command of batch) {
-    if (folder.hasDispatched(command.position)) {
-      throw new GraphExecutionError('DUPLICATE_POSITION', `decide dispatched position ${command.position} a second time.`, {
-        details: { position: command.position },
-      });
-    }
-  }
+/** The mark of the started attempt `attempt`, which an outcome may end. */
+function startedAttempt(attempt: number): AttemptMark {
+  return { status: 'started', attempt };
+}
+
+/** "Is this attempt still ours?": whether the attempt is still where `expected` found it. */
+function isStill(current: OpenAttempt | undefined, expected: AttemptMark): boolean {
+  return current !== undefined && current.status === expected.status && current.attempt === expected.attempt;
 }
 
 /** The canonical copy of a host's resume value; anything that is not JSON is INVALID_JSON_VALUE. */
@@ -556,6 +569,16 @@ function recordedResumeValue(value: unknown): Json {
     if (isRoundtableError(error)) throw error;
     throw new JsonValueError('', `The resume value cannot be read: ${thrownMessage(error)}`);
   }
+}
+
+/**
+ * An outcome's payload checked, canonicalised and frozen by one walk (its result is already
+ * frozen, and its text remembered): the check before writing, the storage's preflight and the
+ * fold then reuse that work instead of walking the payload again. Outcome payloads are JSON by
+ * construction (a checked result, recordable text, canonical requests).
+ */
+function frozenPayload(payload: Record<string, Json>): Json {
+  return freezeJson(payload).value;
 }
 
 /** Why an event would be refused by the fold's shape check or the storage's envelope check, or null. */

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { GraphRunResult } from './graphRunResult.js';
 
@@ -83,10 +83,14 @@ export function startAttemptSpan(tracer: Tracer, info: AttemptSpanInfo): Attempt
       'roundtable.attempt': info.attempt,
     },
   });
-  const active = trace.setSpan(context.active(), span);
+  // A span that records nothing and has no valid context (no tracer provider is registered)
+  // would only hide the active context from the member's own spans behind an invalid one, which
+  // they treat as no parent at all: the member then runs in the active context as it is, and
+  // no context is made per attempt.
+  const active = span.isRecording() || isSpanContextValid(span.spanContext()) ? trace.setSpan(context.active(), span) : null;
   let ended = false;
   return {
-    within: (work) => context.with(active, work),
+    within: (work) => (active === null ? work() : context.with(active, work)),
     end(outcome) {
       if (ended) return;
       ended = true;
