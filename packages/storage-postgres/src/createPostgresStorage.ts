@@ -1,20 +1,31 @@
+import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
-import { StorageError, assertRevision, assertStreamId, corruptStream, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, corruptStream, decodeStoredEventRow, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
 import { ChangeListener } from './changeListener.js';
-import { bodyChecksum, decodeEventRow, revisionFromText } from './eventRow.js';
-import type { EventRow } from './eventRow.js';
 import { migrate, quoteIdentifier } from './migrations.js';
 import { withPostgresErrors } from './postgresErrors.js';
 import type { PostgresErrorContext } from './postgresErrors.js';
 import { resolvePostgresStorageOptions } from './postgresStorageOptions.js';
 import type { PostgresStorageOptions } from './postgresStorageOptions.js';
+import { revisionFromText } from './revisionFromText.js';
 
 const ADAPTER = '@roundtable/storage-postgres';
 // Reads fetch this many rows per query: never a whole stream at once, never a query per event.
 const PAGE_ROWS = 256;
+
+/** One row of the `events` table as a read selects it (`revision` as text: it is a bigint). */
+interface EventRow {
+  readonly revision: unknown;
+  readonly event_id: unknown;
+  readonly body: unknown;
+  readonly checksum: unknown;
+}
+
+/** SHA-256 (hex) of the UTF-8 bytes of an event's stored text: the `checksum` column. */
+const bodyChecksum = (body: string): string => hash('sha256', body);
 
 /** A `RunStorage` over PostgreSQL, with change hints by LISTEN/NOTIFY. */
 export interface PostgresStorage extends RunStorage {
@@ -205,7 +216,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       const rows = await query<EventRow & pg.QueryResultRow>(context(streamId), sql.page, [namespace, streamId, next - 1, head]);
       if (rows.length === 0) throw corruptStream(streamId, `revisions ${next} to ${head} are missing.`);
       for (const row of rows) {
-        yield decodeEventRow(row, streamId, next);
+        yield decodeStoredEventRow({ revision: revisionFromText(row.revision), eventId: row.event_id, body: row.body, checksum: row.checksum }, streamId, next, bodyChecksum);
         next++;
       }
       // Between pages, let timers and I/O run even when the consumer is synchronous.

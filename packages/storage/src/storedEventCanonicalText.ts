@@ -1,0 +1,23 @@
+import { canonicalJson } from '@roundtable/core';
+import { ENVELOPE_VERSION } from './events.js';
+import type { NewEvent, StoredEvent } from './events.js';
+
+// The canonical JSON of an event, assembled around the payload's canonical text so the payload
+// is walked once. Keys in code-unit order; the other fields are checked identifiers, numbers or null.
+const field = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+
+export function newEventText(event: NewEvent, payload: string): string {
+  return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"eventId":${field(event.eventId)},"payload":${payload},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
+}
+
+/**
+ * The canonical JSON of a stored event: exactly the text `prepareAppend` gave in `texts` for
+ * it, for an adapter that keeps events and not their texts (the byte-identical retry check).
+ */
+export function storedEventCanonicalText(event: StoredEvent): string {
+  return canonicalJson(event);
+}
+
+export function storedEventText(event: NewEvent, payload: string, streamId: string, revision: number): string {
+  return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"envelopeVersion":${ENVELOPE_VERSION},"eventId":${field(event.eventId)},"payload":${payload},"revision":${revision},"streamId":${field(streamId)},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
+}
