@@ -1,6 +1,6 @@
-import { StorageError, assertRevision, assertStreamId, changeHints, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions, storedEventCanonicalText } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, changeHints, duplicateEventId, prepareAppend, resolveAgainstHeadSync, resolveStorageOptions, storedEventCanonicalText } from '@roundtable/storage';
 import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
-import { addListener, backingState, createMemoryBacking, exclusively, notifyListeners } from './memoryBacking.js';
+import { addListener, backingState, createMemoryBacking, notifyListeners } from './memoryBacking.js';
 import type { MemoryBacking, MemoryBackingState, MemoryStream } from './memoryBacking.js';
 import { MEMORY_STORAGE_ADAPTER, MEMORY_STORAGE_VERSION } from './version.js';
 
@@ -72,25 +72,26 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
     // Before the first await: the batch is copied at the call, so later edits of the caller's
     // events change nothing.
     const prepared = prepareAppend(config, streamId, expectedRevision, events);
-    return await exclusively(state, async () => {
-      assertOpen();
-      const streams = streamsOf(true);
-      const existing = streams.get(streamId);
-      const head = existing?.events.length ?? 0;
-      const decision = await resolveAgainstHead(prepared, head, (from, to) => (existing?.events.slice(from - 1, to) ?? []).map(storedEventCanonicalText));
-      if (decision !== 'write') return decision;
-      const duplicate = existing === undefined ? undefined : prepared.eventIds.find((eventId) => existing.eventIds.has(eventId));
-      if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
-      const target = existing ?? { events: [], eventIds: new Set<string>() };
-      // prepareAppend's events are deep-frozen copies: reads hand them out as they are.
-      for (const [index, event] of prepared.events.entries()) {
-        target.events.push(event);
-        target.eventIds.add(prepared.eventIds[index]!);
-      }
-      if (existing === undefined) streams.set(streamId, target);
-      notifyListeners(state, namespace, streamId);
-      return prepared.nextHead;
-    });
+    // Commit one microtask later, as a queued write: an instance closed before then refuses it.
+    // Appends through every instance of the backing commit in the order they were called, each
+    // in one synchronous step, so no two ever interleave and no lock is needed.
+    await Promise.resolve();
+    assertOpen();
+    const streams = streamsOf(true);
+    const existing = streams.get(streamId);
+    const decision = resolveAgainstHeadSync(prepared, existing?.events.length ?? 0, (from, to) => (existing?.events.slice(from - 1, to) ?? []).map(storedEventCanonicalText));
+    if (decision !== 'write') return decision;
+    const duplicate = existing === undefined ? undefined : prepared.eventIds.find((eventId) => existing.eventIds.has(eventId));
+    if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
+    const target = existing ?? { events: [], eventIds: new Set<string>() };
+    // prepareAppend's events are deep-frozen copies: reads hand them out as they are.
+    for (const [index, event] of prepared.events.entries()) {
+      target.events.push(event);
+      target.eventIds.add(prepared.eventIds[index]!);
+    }
+    if (existing === undefined) streams.set(streamId, target);
+    notifyListeners(state, namespace, streamId);
+    return prepared.nextHead;
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- as read

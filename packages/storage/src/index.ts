@@ -12,7 +12,7 @@ export { appendBatchBytes, eventPayloadBytes } from './appendBatchBytes.js';
 export { prepareAppend } from './prepareAppend.js';
 export type { PreparedAppend } from './prepareAppend.js';
 export { storedEventCanonicalText } from './storedEventCanonicalText.js';
-export { resolveAgainstHead } from './resolveAgainstHead.js';
+export { resolveAgainstHead, resolveAgainstHeadSync } from './resolveAgainstHead.js';
 export { decodeStoredEventRow } from './decodeStoredEventRow.js';
 export type { StoredEventRow } from './decodeStoredEventRow.js';
 export { latestSchemaVersion, pendingMigrations } from './schemaMigrations.js';

@@ -5,7 +5,7 @@ import { ENVELOPE_VERSION } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
 import { findKnownSecret, withoutKnownSecrets } from './knownSecrets.js';
 import type { StorageConfig } from './resolveStorageOptions.js';
-import { newEventText, storedEventText } from './storedEventCanonicalText.js';
+import { newEventText, newEventTextBytes, storedEventText } from './storedEventCanonicalText.js';
 import { assertNewEventEnvelope, assertRevision, assertStreamId, frozenPayload } from './validation.js';
 
 /** A batch that passed every check and is ready to write at `expectedRevision + 1 …`. */
@@ -77,17 +77,18 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
         details: { limit: 'maxEventPayloadBytes', bytes: payloadBytes, max: config.limits.maxEventPayloadBytes, index },
       });
     }
-    const eventText = newEventText(event, payload);
-    batchBytes += utf8ByteLength(eventText);
-    const secretAt = findKnownSecret(event, config.knownSecrets, eventText);
+    const revision = expectedRevision + index + 1;
+    const text = storedEventText(event, payload, streamId, revision);
+    batchBytes += newEventTextBytes(utf8ByteLength(text), streamId, revision);
+    // The new event's own text is written out only when there are secrets to look for in it.
+    const secretAt = config.knownSecrets.length === 0 ? null : findKnownSecret(event, config.knownSecrets, newEventText(event, payload));
     if (secretAt !== null) {
       throw new StorageError('KNOWN_SECRET', `events[${index}] contains a known secret (at ${secretAt || 'the event text'}); nothing was written.`, {
         details: { index, path: secretAt },
       });
     }
-    const text = storedEventText(event, payload, streamId, expectedRevision + index + 1);
     texts.push(text);
-    stored.push(storedEvent(event, frozen.value, streamId, expectedRevision + index + 1));
+    stored.push(storedEvent(event, frozen.value, streamId, revision));
     eventIds.push(event.eventId);
   }
   if (batchBytes > config.limits.maxAppendBatchBytes) {

@@ -21,3 +21,13 @@ export function storedEventCanonicalText(event: StoredEvent): string {
 export function storedEventText(event: NewEvent, payload: string, streamId: string, revision: number): string {
   return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"envelopeVersion":${ENVELOPE_VERSION},"eventId":${field(event.eventId)},"payload":${payload},"revision":${revision},"streamId":${field(streamId)},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
 }
+
+/**
+ * UTF-8 bytes of a new event's canonical text (what `maxAppendBatchBytes` counts), from the
+ * bytes of its stored text, without writing it: the stored text adds exactly
+ * `"envelopeVersion":1,` (20 bytes), `"revision":N,` (12 and N's digits) and `"streamId":"S",`
+ * (14 and the id), all ASCII (a stream id is).
+ */
+export function newEventTextBytes(storedTextBytes: number, streamId: string, revision: number): number {
+  return storedTextBytes - (46 + String(revision).length + streamId.length);
+}
