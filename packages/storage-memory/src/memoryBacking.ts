@@ -23,8 +23,6 @@ export interface MemoryBacking {
 export interface MemoryBackingState {
   /** Streams by namespace, then by stream id. */
   readonly namespaces: Map<string, Map<string, MemoryStream>>;
-  /** The tail of the append queue: appends through any instance of this backing run one at a time. */
-  tail: Promise<unknown>;
   /** Change-hint listeners by `listenerKey(namespace, streamId)`, told after each committed append. */
   readonly listeners: Map<string, Set<() => void>>;
 }
@@ -59,18 +57,11 @@ let backings = 0;
 export function createMemoryBacking(): MemoryBacking {
   backings++;
   const backing: MemoryBacking = Object.freeze({ id: `${backings}-${Math.random().toString(36).slice(2, 10)}` });
-  states.set(backing, { namespaces: new Map(), tail: Promise.resolve(), listeners: new Map() });
+  states.set(backing, { namespaces: new Map(), listeners: new Map() });
   return backing;
 }
 
 /** The state behind a backing, or undefined for anything `createMemoryBacking` did not make. */
 export function backingState(backing: MemoryBacking): MemoryBackingState | undefined {
   return states.get(backing);
-}
-
-/** Runs `work` when every append queued before it on this backing has finished. */
-export function exclusively<T>(state: MemoryBackingState, work: () => Promise<T>): Promise<T> {
-  const result = state.tail.then(work);
-  state.tail = result.catch(() => undefined);
-  return result;
 }

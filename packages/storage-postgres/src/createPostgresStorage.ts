@@ -1,20 +1,31 @@
+import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
-import { StorageError, assertRevision, assertStreamId, corruptStream, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, corruptStream, decodeStoredEventRow, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
 import { ChangeListener } from './changeListener.js';
-import { bodyChecksum, decodeEventRow, revisionFromText } from './eventRow.js';
-import type { EventRow } from './eventRow.js';
 import { migrate, quoteIdentifier } from './migrations.js';
 import { withPostgresErrors } from './postgresErrors.js';
 import type { PostgresErrorContext } from './postgresErrors.js';
 import { resolvePostgresStorageOptions } from './postgresStorageOptions.js';
 import type { PostgresStorageOptions } from './postgresStorageOptions.js';
+import { revisionFromText } from './revisionFromText.js';
 
 const ADAPTER = '@roundtable/storage-postgres';
 // Reads fetch this many rows per query: never a whole stream at once, never a query per event.
 const PAGE_ROWS = 256;
+
+/** One row of the `events` table as a read selects it (`revision` as text: it is a bigint). */
+interface EventRow {
+  readonly revision: unknown;
+  readonly event_id: unknown;
+  readonly body: unknown;
+  readonly checksum: unknown;
+}
+
+/** SHA-256 (hex) of the UTF-8 bytes of an event's stored text: the `checksum` column. */
+const bodyChecksum = (body: string): string => hash('sha256', body);
 
 /** A `RunStorage` over PostgreSQL, with change hints by LISTEN/NOTIFY. */
 export interface PostgresStorage extends RunStorage {
@@ -33,6 +44,16 @@ export function changeChannel(schema: string): string {
   return `roundtable_changes_${schema}`;
 }
 
+/** A statement PostgreSQL parses and plans once per connection, named after its text. */
+interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+function named(texts: Record<string, string>): Record<string, Statement> {
+  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, { name: `roundtable_${key}_${hash('sha256', text).slice(0, 16)}`, text }]));
+}
+
 function statements(schema: string) {
   const s = quoteIdentifier(schema);
   // The batch's rows, numbered from expectedRevision + 1, inserted only if the head moved.
@@ -45,7 +66,7 @@ function statements(schema: string) {
       RETURNING 1
     )
     SELECT (SELECT count(*) FROM inserted)::int AS inserted, pg_notify($8, $9) IS NULL AS notified FROM moved`;
-  return {
+  return named({
     head: `SELECT (SELECT head::text FROM ${s}.streams WHERE namespace = $1 AND stream_id = $2) AS head,
                   (SELECT max(revision)::text FROM ${s}.events WHERE namespace = $1 AND stream_id = $2) AS last`,
     page: `SELECT revision::text AS revision, event_id, body, checksum FROM ${s}.events
@@ -62,7 +83,7 @@ function statements(schema: string) {
       ), ${insertBatch}`,
     streams: `SELECT stream_id, head::text AS head FROM ${s}.streams WHERE namespace = $1 AND stream_id > $2
               ORDER BY stream_id LIMIT ${PAGE_ROWS}`,
-  };
+  }) as Record<'head' | 'page' | 'bodies' | 'createStream' | 'moveHead' | 'streams', Statement>;
 }
 
 /**
@@ -115,15 +136,15 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     return readiness;
   }
 
-  async function query<Row extends pg.QueryResultRow>(errors: PostgresErrorContext, text: string, values: unknown[]): Promise<Row[]> {
+  async function query<Row extends pg.QueryResultRow>(errors: PostgresErrorContext, statement: Statement, values: unknown[]): Promise<Row[]> {
     await ready();
     assertOpen();
-    return withPostgresErrors(errors, async () => (await pool.query<Row>(text, values)).rows);
+    return withPostgresErrors(errors, async () => (await pool.query<Row>({ ...statement, values })).rows);
   }
 
   /** Runs one write statement in a transaction of its own, waiting at most lockTimeoutMs for locks. */
-  async function write<Row extends pg.QueryResultRow>(errors: PostgresErrorContext, text: string, values: unknown[]): Promise<Row[]> {
-    if (ownsPool) return query<Row>(errors, text, values);
+  async function write<Row extends pg.QueryResultRow>(errors: PostgresErrorContext, statement: Statement, values: unknown[]): Promise<Row[]> {
+    if (ownsPool) return query<Row>(errors, statement, values);
     await ready();
     assertOpen();
     return withPostgresErrors(errors, async () => {
@@ -131,7 +152,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       let broken: Error | undefined;
       try {
         await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}`);
-        const rows = (await client.query<Row>(text, values)).rows;
+        const rows = (await client.query<Row>({ ...statement, values })).rows;
         await client.query('COMMIT');
         return rows;
       } catch (error) {
@@ -200,12 +221,23 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     const after = readOptions.after ?? 0;
     assertRevision(after, 'after');
     const head = await readHead(streamId);
+    const page = (from: number) => {
+      const rows = query<EventRow & pg.QueryResultRow>(context(streamId), sql.page, [namespace, streamId, from, head]);
+      // Awaited below, or dropped when the reader stops early: never an unhandled rejection.
+      rows.catch(() => undefined);
+      return rows;
+    };
     let next = after + 1;
-    while (next <= head) {
-      const rows = await query<EventRow & pg.QueryResultRow>(context(streamId), sql.page, [namespace, streamId, next - 1, head]);
+    let pending = next <= head ? page(after) : null;
+    while (pending !== null) {
+      const rows = await pending;
+      assertOpen();
       if (rows.length === 0) throw corruptStream(streamId, `revisions ${next} to ${head} are missing.`);
+      // Ask for the next page now, so the server's round trip overlaps decoding and consuming this one.
+      const last = next - 1 + rows.length;
+      pending = last < head ? page(last) : null;
       for (const row of rows) {
-        yield decodeEventRow(row, streamId, next);
+        yield decodeStoredEventRow({ revision: revisionFromText(row.revision), eventId: row.event_id, body: row.body, checksum: row.checksum }, streamId, next, bodyChecksum);
         next++;
       }
       // Between pages, let timers and I/O run even when the consumer is synchronous.

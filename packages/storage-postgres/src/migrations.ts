@@ -1,21 +1,17 @@
 import type pg from 'pg';
-import { StorageError } from '@roundtable/storage';
-
-export interface Migration {
-  readonly version: number;
-  /** Statements for one schema; `$schema` stands for the quoted schema name. */
-  readonly sql: string;
-}
+import { latestSchemaVersion, pendingMigrations } from '@roundtable/storage';
+import type { SchemaMigration } from '@roundtable/storage';
 
 /**
- * The schema, one step per version. A step is never edited once released: a change is a new
+ * The schema, one step per version; in each step's statements `$schema` stands for the quoted
+ * schema name. A step is never edited once released: a change is a new
  * step. `body` is the stored event's canonical JSON exactly as `prepareAppend` produced it
  * (text, not jsonb, which would reorder keys and drop the bytes the checksum covers) and
  * `checksum` the SHA-256 (hex) of its UTF-8 bytes. `streams.head` is what appends update
  * conditionally; `append` keeps it equal to the stream's last revision. Text columns use the
  * "C" collation so `streams()` orders ids by byte, the same on every server.
  */
-export const MIGRATIONS: readonly Migration[] = [
+export const MIGRATIONS: readonly SchemaMigration[] = [
   {
     version: 1,
     sql: `
@@ -40,7 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The schema version this code writes; a schema at a newer version is refused. */
-export const POSTGRES_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const POSTGRES_SCHEMA_VERSION = latestSchemaVersion(MIGRATIONS);
 
 export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -57,14 +53,7 @@ async function readSchemaVersion(client: pg.ClientBase, schema: string): Promise
   return row.rows[0]?.version ?? 0;
 }
 
-function assertKnownVersion(version: number, location: string): void {
-  if (version <= POSTGRES_SCHEMA_VERSION) return;
-  throw new StorageError(
-    'UNSUPPORTED_SCHEMA_VERSION',
-    `The schema at ${location} has version ${version}, newer than this @roundtable/storage-postgres supports (${POSTGRES_SCHEMA_VERSION}); upgrade the package to use it.`,
-    { details: { schemaVersion: version, supportedSchemaVersion: POSTGRES_SCHEMA_VERSION, location } },
-  );
-}
+const ADAPTER = '@roundtable/storage-postgres';
 
 /**
  * Brings the schema to POSTGRES_SCHEMA_VERSION. A schema already at this version is only read.
@@ -73,9 +62,7 @@ function assertKnownVersion(version: number, location: string): void {
  * so of many processes starting at once exactly one migrates and the others find nothing left.
  */
 export async function migrate(client: pg.ClientBase, schema: string, location: string, lockTimeoutMs: number): Promise<void> {
-  const seen = await readSchemaVersion(client, schema);
-  assertKnownVersion(seen, location);
-  if (seen === POSTGRES_SCHEMA_VERSION) return;
+  if (pendingMigrations(MIGRATIONS, await readSchemaVersion(client, schema), ADAPTER, location).length === 0) return;
   const quoted = quoteIdentifier(schema);
   await client.query('BEGIN');
   try {
@@ -83,10 +70,7 @@ export async function migrate(client: pg.ClientBase, schema: string, location: s
     await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
     await client.query(`CREATE TABLE IF NOT EXISTS ${quoted}.roundtable_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const current = await readSchemaVersion(client, schema);
-    assertKnownVersion(current, location);
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
+    for (const migration of pendingMigrations(MIGRATIONS, await readSchemaVersion(client, schema), ADAPTER, location)) {
       await client.query(migration.sql.replaceAll('$schema', quoted));
       await client.query(`INSERT INTO ${quoted}.roundtable_migrations (version) VALUES ($1)`, [migration.version]);
     }

@@ -1,13 +1,12 @@
+import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StorageError, assertRevision, assertStreamId, changeHints, corruptStream, duplicateEventId, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, changeHints, corruptStream, decodeStoredEventRow, duplicateEventId, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
 import { DataVersionHints } from './dataVersionHints.js';
-import { bodyChecksum, decodeEventRow } from './eventRow.js';
-import type { EventRow } from './eventRow.js';
 import { openDatabase } from './openDatabase.js';
-import { withSqliteErrors } from './sqliteErrors.js';
+import { sqliteCode, withSqliteErrors } from './sqliteErrors.js';
 import type { SqliteErrorContext } from './sqliteErrors.js';
 import { resolveSqliteStorageOptions } from './sqliteStorageOptions.js';
 import type { SqliteStorageOptions } from './sqliteStorageOptions.js';
@@ -19,6 +18,12 @@ const PAGE_ROWS = 256;
 // What the write transaction returns when another writer moved the head after `append` decided.
 const HEAD_MOVED = Symbol('head moved');
 
+/** One row of the `events` table as a read selects it, as an array: revision, event_id, body, checksum. */
+type EventRow = readonly [revision: unknown, eventId: unknown, body: unknown, checksum: unknown];
+
+/** SHA-256 (hex) of the UTF-8 bytes of an event's stored text: the `checksum` column. */
+const bodyChecksum = (body: string): string => hash('sha256', body);
+
 function prepareStatements(db: BetterSqlite3.Database) {
   return {
     // One statement, so both numbers come from one snapshot: a head that disagrees with the rows is damage.
@@ -26,11 +31,14 @@ function prepareStatements(db: BetterSqlite3.Database) {
       `SELECT (SELECT head FROM streams WHERE namespace = @namespace AND stream_id = @streamId) AS head,
               (SELECT MAX(revision) FROM events WHERE namespace = @namespace AND stream_id = @streamId) AS last`,
     ),
-    page: db.prepare<{ namespace: string; streamId: string; after: number; head: number; limit: number }, EventRow>(
-      `SELECT revision, event_id, body, checksum FROM events
-       WHERE namespace = @namespace AND stream_id = @streamId AND revision > @after AND revision <= @head
-       ORDER BY revision LIMIT @limit`,
-    ),
+    // Rows as arrays (revision, event_id, body, checksum): no object per row on the read path.
+    page: db
+      .prepare<{ namespace: string; streamId: string; after: number; head: number; limit: number }, EventRow>(
+        `SELECT revision, event_id, body, checksum FROM events
+         WHERE namespace = @namespace AND stream_id = @streamId AND revision > @after AND revision <= @head
+         ORDER BY revision LIMIT @limit`,
+      )
+      .raw(),
     bodies: db
       .prepare<{ namespace: string; streamId: string; from: number; to: number }, unknown>(
         `SELECT body FROM events
@@ -104,12 +112,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
     return statements.bodies.all({ namespace, streamId, from, to }).map((body) => (typeof body === 'string' ? body : ''));
   }
 
+  // Under BEGIN IMMEDIATE: write the batch if the head is still `expectedRevision`. A repeated
+  // event id is left to the table's UNIQUE constraint (no lookup per event on the hot path).
   const writeBatch = db.transaction((prepared: PreparedAppend, checksums: readonly string[]): number | typeof HEAD_MOVED => {
     const { streamId, expectedRevision } = prepared;
     if (readHead(streamId) !== expectedRevision) return HEAD_MOVED;
-    for (const eventId of prepared.eventIds) {
-      if (statements.eventRevision.get({ namespace, streamId, eventId }) !== undefined) throw duplicateEventId(eventId, streamId);
-    }
     prepared.texts.forEach((body, index) => {
       statements.insert.run({ namespace, streamId, revision: expectedRevision + index + 1, eventId: prepared.eventIds[index]!, body, checksum: checksums[index]! });
     });
@@ -117,22 +124,37 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
     return prepared.nextHead;
   });
 
+  function tryWrite(prepared: PreparedAppend, checksums: readonly string[]): number | typeof HEAD_MOVED {
+    try {
+      return writeBatch.immediate(prepared, checksums);
+    } catch (error) {
+      // The transaction rolled back. An id already in the stream is DUPLICATE_EVENT_ID; any other
+      // constraint failure means the rows disagree with the head (damage, reported as such).
+      if (sqliteCode(error) === 'SQLITE_CONSTRAINT_UNIQUE') {
+        const { streamId } = prepared;
+        const duplicate = prepared.eventIds.find((eventId) => statements.eventRevision.get({ namespace, streamId, eventId }) !== undefined);
+        if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
+      }
+      throw error;
+    }
+  }
+
   async function append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
     assertOpen();
     const prepared = prepareAppend(config, streamId, expectedRevision, events);
     const checksums = prepared.texts.map(bodyChecksum);
     const errors = context(streamId);
-    // Decide with the port's rule, then write only if the head is still the one decided on.
-    // The rule cannot run inside the transaction (better-sqlite3 transactions cannot await);
-    // if another writer got in between, decide again: heads only grow, so the second pass
-    // ends in a conflict or a committed retry.
+    // Optimistic: one transaction that writes when the head is at expectedRevision. Only when it
+    // was elsewhere, apply the port's rule (a byte-identical retry of a committed batch, or
+    // REVISION_CONFLICT); the rule reads outside the transaction (better-sqlite3 transactions
+    // cannot await), and heads only grow, so a "write" from it ends the next pass.
     for (;;) {
+      const written = withSqliteErrors(errors, () => tryWrite(prepared, checksums));
+      if (written !== HEAD_MOVED) return written;
       const head = withSqliteErrors(errors, () => readHead(streamId));
       const decision = await resolveAgainstHead(prepared, head, (from, to) => withSqliteErrors(errors, () => committedTexts(streamId, from, to)));
       if (decision !== 'write') return decision;
       assertOpen();
-      const written = withSqliteErrors(errors, () => writeBatch.immediate(prepared, checksums));
-      if (written !== HEAD_MOVED) return written;
     }
   }
 
@@ -150,8 +172,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
       assertOpen();
       const rows = withSqliteErrors(errors, () => statements.page.all({ namespace, streamId, after: next - 1, head, limit: PAGE_ROWS }));
       if (rows.length === 0) throw corruptStream(streamId, `revisions ${next} to ${head} are missing.`);
-      for (const row of rows) {
-        yield decodeEventRow(row, streamId, next);
+      for (const [revision, eventId, body, checksum] of rows) {
+        yield decodeStoredEventRow({ revision: typeof revision === 'number' ? revision : null, eventId, body, checksum }, streamId, next, bodyChecksum);
         next++;
       }
     }

@@ -1,10 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { StorageError } from '@roundtable/storage';
-
-export interface Migration {
-  readonly version: number;
-  readonly sql: string;
-}
+import { latestSchemaVersion, pendingMigrations } from '@roundtable/storage';
+import type { SchemaMigration } from '@roundtable/storage';
 
 /**
  * The schema, one step per version. A step is never edited once released: a change is a new
@@ -12,7 +8,7 @@ export interface Migration {
  * `checksum` the SHA-256 (hex) of its UTF-8 bytes. `streams.head` makes head lookups and
  * listing streams cheap; `append` keeps it equal to the stream's last revision.
  */
-export const MIGRATIONS: readonly Migration[] = [
+export const MIGRATIONS: readonly SchemaMigration[] = [
   {
     version: 1,
     sql: `
@@ -37,7 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The schema version this code writes; a database at a newer version is refused. */
-export const SQLITE_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const SQLITE_SCHEMA_VERSION = latestSchemaVersion(MIGRATIONS);
 
 function readSchemaVersion(db: BetterSqlite3.Database): number {
   const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'roundtable_migrations'").get();
@@ -46,14 +42,7 @@ function readSchemaVersion(db: BetterSqlite3.Database): number {
   return row.version ?? 0;
 }
 
-function assertKnownVersion(version: number, location: string): void {
-  if (version <= SQLITE_SCHEMA_VERSION) return;
-  throw new StorageError(
-    'UNSUPPORTED_SCHEMA_VERSION',
-    `The database ${location} has schema version ${version}, newer than this @roundtable/storage-sqlite supports (${SQLITE_SCHEMA_VERSION}); upgrade the package to open it.`,
-    { details: { schemaVersion: version, supportedSchemaVersion: SQLITE_SCHEMA_VERSION, location } },
-  );
-}
+const ADAPTER = '@roundtable/storage-sqlite';
 
 /**
  * Brings the database to SQLITE_SCHEMA_VERSION. The check and every step run in one BEGIN IMMEDIATE
@@ -61,16 +50,11 @@ function assertKnownVersion(version: number, location: string): void {
  * the others wait for it, then find nothing to do.
  */
 export function migrate(db: BetterSqlite3.Database, location: string): void {
-  const seen = readSchemaVersion(db);
-  assertKnownVersion(seen, location);
-  if (seen === SQLITE_SCHEMA_VERSION) return;
+  if (pendingMigrations(MIGRATIONS, readSchemaVersion(db), ADAPTER, location).length === 0) return;
   const applyPending = db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS roundtable_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT');
-    const current = readSchemaVersion(db);
-    assertKnownVersion(current, location);
     const record = db.prepare('INSERT INTO roundtable_migrations (version, applied_at) VALUES (?, ?)');
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
+    for (const migration of pendingMigrations(MIGRATIONS, readSchemaVersion(db), ADAPTER, location)) {
       db.exec(migration.sql);
       record.run(migration.version, new Date().toISOString());
     }

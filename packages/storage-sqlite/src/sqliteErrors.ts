@@ -7,7 +7,8 @@ export interface SqliteErrorContext {
   readonly streamId?: string;
 }
 
-function sqliteCode(error: unknown): string | undefined {
+/** The SQLite result code of a better-sqlite3 error (`SQLITE_…`), or undefined for anything else. */
+export function sqliteCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;

@@ -23,3 +23,20 @@ export function storageIoError(location: string, error: unknown): unknown {
   const reason = error instanceof Error ? error.message : String(error);
   return new StorageError('STORAGE_IO_ERROR', `The store at ${location} failed: ${reason}`, { details: { location, systemCode }, cause: error });
 }
+
+export function revisionConflict(expectedRevision: number, actualRevision: number): StorageError {
+  return new StorageError('REVISION_CONFLICT', `Expected revision ${expectedRevision} but the stream is at ${actualRevision}.`, {
+    details: { expectedRevision, actualRevision },
+  });
+}
+
+export function duplicateEventId(eventId: string, streamId: string): StorageError {
+  return new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(eventId)} is already in stream ${streamId}.`, {
+    details: { eventId, streamId },
+  });
+}
+
+/** Reads of damaged data fail closed with this. */
+export function corruptStream(streamId: string, message: string, cause?: unknown): StorageError {
+  return new StorageError('CORRUPT_EVENT_STREAM', `Stream ${streamId} is damaged: ${message}`, { details: { streamId }, cause });
+}

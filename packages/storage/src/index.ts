@@ -5,19 +5,18 @@ export type { NewEvent, StoredEvent } from './events.js';
 export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
 export type { ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
 export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, isStreamId, readStoredEvent } from './validation.js';
-export {
-  MIN_KNOWN_SECRET_LENGTH,
-  appendBatchBytes,
-  corruptStream,
-  duplicateEventId,
-  eventPayloadBytes,
-  prepareAppend,
-  storedEventCanonicalText,
-  resolveAgainstHead,
-  resolveStorageOptions,
-  revisionConflict,
-} from './prepareAppend.js';
-export type { PreparedAppend, StorageConfig } from './prepareAppend.js';
+export { corruptStream, duplicateEventId, revisionConflict } from './errors.js';
+export { MIN_KNOWN_SECRET_LENGTH, resolveStorageOptions } from './resolveStorageOptions.js';
+export type { StorageConfig } from './resolveStorageOptions.js';
+export { appendBatchBytes, eventPayloadBytes } from './appendBatchBytes.js';
+export { prepareAppend } from './prepareAppend.js';
+export type { PreparedAppend } from './prepareAppend.js';
+export { storedEventCanonicalText } from './storedEventCanonicalText.js';
+export { resolveAgainstHead, resolveAgainstHeadSync } from './resolveAgainstHead.js';
+export { decodeStoredEventRow } from './decodeStoredEventRow.js';
+export type { StoredEventRow } from './decodeStoredEventRow.js';
+export { latestSchemaVersion, pendingMigrations } from './schemaMigrations.js';
+export type { SchemaMigration } from './schemaMigrations.js';
 export { findKnownSecret } from './knownSecrets.js';
 export { changeHints } from './changeHints.js';
 export { DEFAULT_FOLLOW_POLL_INTERVAL_MS, followStream } from './followStream.js';

@@ -207,6 +207,21 @@ describe('prepareAppend', () => {
     const error = refusal(() => prepareAppend(config({ limits: { maxAppendBatchBytes: bytes - 1 } }), 's', 0, batch), 'STORAGE_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ limit: 'maxAppendBatchBytes', bytes, max: bytes - 1 });
   });
+
+  it('measures a batch by its new events\' canonical JSON at any stream id, revision and content', () => {
+    const id = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => isIdentifier(s) && isWellFormedString(s));
+    const streamId = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
+    fc.assert(
+      fc.property(fc.array(fc.record({ eventId: id, type: id, payload: fc.jsonValue(), causationId: fc.option(id) }), { minLength: 1, maxLength: 4 }), streamId, fc.nat({ max: 2 ** 40 }), (specs, stream, head) => {
+        const batch = specs.map((spec, i) => event(`${i}-${spec.eventId}`, spec.payload as Json, { type: spec.type, causationId: spec.causationId }));
+        const bytes = appendBatchBytes(batch);
+        expect(prepareAppend(config({ limits: { maxAppendBatchBytes: bytes, maxEventPayloadBytes: 2 ** 30 } }), stream, head, batch).nextHead).toBe(head + batch.length);
+        const error = refusal(() => prepareAppend(config({ limits: { maxAppendBatchBytes: bytes - 1, maxEventPayloadBytes: 2 ** 30 } }), stream, head, batch), 'STORAGE_LIMIT_EXCEEDED');
+        expect(error.details).toMatchObject({ limit: 'maxAppendBatchBytes', bytes });
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe('known secret screening', () => {

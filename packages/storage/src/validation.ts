@@ -139,7 +139,9 @@ export function assertNewEventEnvelope(value: unknown, where: string): asserts v
 /**
  * What an adapter does with a value it has just parsed from its own stored text: every check
  * of `assertStoredEvent`, in one walk that also deep-freezes the value in place (so the fold
- * reuses it without copying or walking it again). Returns the event.
+ * reuses it without copying or walking it again). Returns the event. The value must come from
+ * `JSON.parse` (so it is a plain data object, which is not checked again); for any other value
+ * use `assertStoredEvent`.
  */
 export function readStoredEvent(value: unknown, expected?: { streamId: string; revision: number }): StoredEvent {
   checkStoredEvent(value, expected, true);
@@ -157,7 +159,8 @@ export function assertStoredEvent(value: unknown, expected?: { streamId: string;
 
 function checkStoredEvent(value: unknown, expected: { streamId: string; revision: number } | undefined, freeze: boolean): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid('Stored event must be an object.');
-  if (!isPlainDataObject(value)) throw invalid('Stored event must be a plain object with data properties only.');
+  // What JSON.parse returns (readStoredEvent's input) is always a plain data object.
+  if (!freeze && !isPlainDataObject(value)) throw invalid('Stored event must be a plain object with data properties only.');
   const event = value as Record<string, unknown>;
   if (event.envelopeVersion !== ENVELOPE_VERSION) {
     throw new StorageError('UNSUPPORTED_ENVELOPE_VERSION', `Envelope version ${JSON.stringify(event.envelopeVersion)} is not supported (only 1).`, {

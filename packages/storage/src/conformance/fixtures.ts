@@ -1,7 +1,7 @@
 import type { Json } from '@roundtable/core';
 import { ENVELOPE_VERSION } from '../events.js';
 import type { NewEvent, StoredEvent } from '../events.js';
-import { appendBatchBytes, eventPayloadBytes } from '../prepareAppend.js';
+import { appendBatchBytes, eventPayloadBytes } from '../appendBatchBytes.js';
 
 /** A `NewEvent` the kit may edit in place (to prove the adapter kept its own copy). */
 export type MutableEvent = { -readonly [K in keyof NewEvent]: NewEvent[K] };
