@@ -1,4 +1,5 @@
-import { link, readdir, rename, unlink } from 'node:fs/promises';
+import { linkSync, renameSync, unlinkSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   StorageError,
@@ -18,9 +19,9 @@ import { batchEvents, batchFileName, encodeBatchFile } from './batchFile.js';
 import { folderNameOf, idOfFolderName } from './folderName.js';
 import { HEAD_MARKER } from './headMarker.js';
 import { packSegment } from './packSegment.js';
-import { directoryExists, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
+import { directoryExistsSync, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
 import { StreamState } from './streamState.js';
-import { removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
+import { removeFileQuietly, removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
 import { watchStreamFolder } from './watchStreamFolder.js';
 
 export const FS_STORAGE_ADAPTER = '@roundtable/storage-fs';
@@ -107,13 +108,13 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
    * still be a real directory. Swapped for a symlink (even to a copy), it is refused rather than
    * followed, as a fresh instance would refuse it.
    */
-  async function checkNamespaceFolder(): Promise<void> {
-    if (!(await directoryExists(location))) throw unsafePath(location, 'the storage directory has disappeared');
-    if (!(await directoryExists(namespaceFolder))) throw unsafePath(namespaceFolder, 'the namespace folder has disappeared');
+  function checkNamespaceFolder(): void {
+    if (!directoryExistsSync(location)) throw unsafePath(location, 'the storage directory has disappeared');
+    if (!directoryExistsSync(namespaceFolder)) throw unsafePath(namespaceFolder, 'the namespace folder has disappeared');
   }
 
   async function catchUp(state: StreamState): Promise<void> {
-    await checkNamespaceFolder();
+    checkNamespaceFolder();
     await state.catchUp();
   }
 
@@ -137,7 +138,7 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
    * Returns false when the race was lost.
    */
   async function commit(state: StreamState, prepared: PreparedAppend): Promise<boolean> {
-    if (!(await directoryExists(tempFolder))) throw unsafePath(tempFolder, 'the temp folder has disappeared');
+    if (!directoryExistsSync(tempFolder)) throw unsafePath(tempFolder, 'the temp folder has disappeared');
     const first = prepared.expectedRevision + 1;
     const bytes = encodeBatchFile(state.streamId, first, prepared.texts);
     const tempPath = await writeTempFile(tempFolder, bytes);
@@ -146,26 +147,28 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
       if (!state.folderExists) await ensureDirectory(state.folder);
       const path = join(state.folder, batchFileName(first));
       try {
-        await link(tempPath, path);
+        linkSync(tempPath, path);
       } catch (error) {
         if (errorCode(error) === 'EEXIST') return false;
         throw error;
       }
       if (state.segmentHolds(first)) {
-        await unlink(path);
+        unlinkSync(path);
         return false;
       }
       state.addCommitted(prepared, bytes.length);
       await fsyncDirectory(state.folder);
       // The marker lags at worst (a crash before this rename, or a racing writer's older batch
       // renamed last): it records a revision at or below the head, never above it.
-      await rename(tempPath, join(state.folder, HEAD_MARKER)).then(
-        () => (marked = true),
-        () => undefined,
-      );
+      try {
+        renameSync(tempPath, join(state.folder, HEAD_MARKER));
+        marked = true;
+      } catch {
+        // A head marker that cannot be replaced (damage in its place) only weakens the check.
+      }
       return true;
     } finally {
-      if (!marked) await unlink(tempPath).catch(() => undefined);
+      if (!marked) removeFileQuietly(tempPath);
     }
   }
 
@@ -218,7 +221,7 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
 
   async function* listStreams(): AsyncGenerator<{ streamId: string; head: number }> {
     assertOpen();
-    await checkNamespaceFolder();
+    checkNamespaceFolder();
     const entries = await readdir(namespaceFolder, { withFileTypes: true });
     const streamIds: string[] = [];
     for (const entry of entries) {

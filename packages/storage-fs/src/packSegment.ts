@@ -1,23 +1,14 @@
-import { link, unlink } from 'node:fs/promises';
-import { unlinkSync } from 'node:fs';
+import { linkSync } from 'node:fs';
 import { join } from 'node:path';
 import { corruptStream } from '@roundtable/storage';
 import { batchFileName, checkBatchFile } from './batchFile.js';
 import { errorCode, fsyncDirectory, readFileSync } from './safeFs.js';
 import { encodeSegmentFile, segmentFileName } from './segmentFile.js';
 import type { StreamState } from './streamState.js';
-import { writeTempFile } from './tempFiles.js';
+import { removeFileQuietly, writeTempFile } from './tempFiles.js';
 
 /** Past this many bytes of unpacked batch files a stream is packed whatever their number. */
 export const SEGMENT_TARGET_BYTES = 4 * 1024 * 1024;
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone (another packer), or not ours to remove: a packed batch file left behind is skipped by readers.
-  }
-}
 
 /**
  * Packs a stream's oldest batch files into one segment file once more than `segmentBatches` of
@@ -51,15 +42,15 @@ export async function packSegment(state: StreamState, tempFolder: string, segmen
   const segment = encodeSegmentFile(state.streamId, first, last, files);
   const tempPath = await writeTempFile(tempFolder, segment);
   try {
-    await link(tempPath, join(state.folder, segmentFileName(first)));
+    linkSync(tempPath, join(state.folder, segmentFileName(first)));
   } catch (error) {
     if (errorCode(error) === 'EEXIST') return false;
     throw error;
   } finally {
-    await unlink(tempPath).catch(() => undefined);
+    removeFileQuietly(tempPath);
   }
   await fsyncDirectory(state.folder);
   state.addPacked({ first, last, batches: packed.length, size: segment.length });
-  for (const revision of [...state.takeLeftovers(), ...packed.map((chunk) => chunk.first)]) removeQuietly(join(state.folder, batchFileName(revision)));
+  for (const revision of [...state.takeLeftovers(), ...packed.map((chunk) => chunk.first)]) removeFileQuietly(join(state.folder, batchFileName(revision)));
   return true;
 }

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, fsync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -90,14 +90,24 @@ async function openDirectory(path: string): Promise<FileHandle> {
   }
 }
 
-/** fsync a directory so the names created in it survive a power loss. */
+/** fsync a directory so the names created in it survive a power loss. Only the fsync leaves the calling thread. */
 export async function fsyncDirectory(path: string): Promise<void> {
-  const handle = await openDirectory(path);
+  let fd: number;
   try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    fd = openSync(path, DIRECTORY_FLAGS);
+  } catch (error) {
+    refuseSymlink(path, error);
   }
+  try {
+    await fsyncFd(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** fsync on the thread pool: the one step of a commit that waits for the disk. */
+export function fsyncFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error === null ? resolve() : reject(error))));
 }
 
 /** `followSymlink` only for an ancestor of the storage directory, which may be a symlink. */

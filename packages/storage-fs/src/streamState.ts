@@ -5,7 +5,7 @@ import type { PreparedAppend, StorageError, StoredEvent } from '@roundtable/stor
 import { batchEvents, batchFileName, firstRevisionOfBatchFile, readBatchFile } from './batchFile.js';
 import type { CheckedBatch } from './batchFile.js';
 import { HEAD_MARKER, readHeadMarker } from './headMarker.js';
-import { directoryExists, unsafePath } from './safeFs.js';
+import { directoryExistsSync, unsafePath } from './safeFs.js';
 import { firstRevisionOfSegmentFile, readSegmentFile, readSegmentInfo, segmentFileName } from './segmentFile.js';
 import type { SegmentInfo } from './segmentFile.js';
 
@@ -61,7 +61,7 @@ export class StreamState {
 
   /** Brings the state up to the stream's current head. Call inside `exclusive`. */
   async catchUp(): Promise<void> {
-    this.folderExists = await directoryExists(this.folder);
+    this.folderExists = directoryExistsSync(this.folder);
     if (!this.folderExists) {
       if (this.head > 0) throw this.corrupt('its folder has disappeared.');
       // Seen empty: from here on, every batch will be found by probing, in order.
