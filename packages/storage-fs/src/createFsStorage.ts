@@ -189,7 +189,13 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
           // Packing is queued behind this append rather than inside it; it only ever speeds up
           // reads, so a pack that fails (a full disk, damage it found) leaves the batch files
           // as they are for the next one to try.
-          void state.exclusive(() => packSegment(state, tempFolder, segmentBatches).catch(() => false));
+          void state.exclusive(async () => {
+            try {
+              while (await packSegment(state, tempFolder, segmentBatches));
+            } catch {
+              // Left for the next append to try again.
+            }
+          });
           return prepared.nextHead;
         }
         // Another writer linked this batch's file name first: catch up and judge again.

@@ -4,7 +4,7 @@ import { corruptStream } from '@roundtable/storage';
 import { batchFileName, checkBatchFile } from './batchFile.js';
 import { errorCode, fsyncDirectory, readFileSync } from './safeFs.js';
 import { encodeSegmentFile, segmentFileName } from './segmentFile.js';
-import type { StreamState } from './streamState.js';
+import type { Chunk, StreamState } from './streamState.js';
 import { removeFileQuietly, writeTempFile } from './tempFiles.js';
 
 /** Past this many bytes of unpacked batch files a stream is packed whatever their number. */
@@ -13,7 +13,10 @@ export const SEGMENT_TARGET_BYTES = 4 * 1024 * 1024;
 /**
  * Packs a stream's oldest batch files into one segment file once more than `segmentBatches` of
  * them (or more than SEGMENT_TARGET_BYTES) wait, always leaving the newest, so that reads open
- * one file per segment instead of one per batch. Call inside the state's `exclusive`.
+ * one file per segment instead of one per batch. A segment holds at most `segmentBatches`
+ * batches and, unless one batch alone is larger, SEGMENT_TARGET_BYTES. Call inside the state's
+ * `exclusive`; call again while it returns true (a stream written before segments existed is
+ * packed segment by segment on its first append).
  *
  * Crash-safe in every step: each batch file is read back and checked (a damaged one is never
  * given a new checksum), the segment is written whole to a temp file, fsynced and linked in
@@ -26,7 +29,14 @@ export async function packSegment(state: StreamState, tempFolder: string, segmen
   const unpacked = state.unpackedBatches();
   const bytes = unpacked.reduce((sum, chunk) => sum + chunk.size, 0);
   if (unpacked.length <= segmentBatches && !(bytes > SEGMENT_TARGET_BYTES && unpacked.length > 1)) return false;
-  const packed = unpacked.slice(0, -1);
+  // The oldest batches, up to segmentBatches of them or SEGMENT_TARGET_BYTES (at least one).
+  const packed: Chunk[] = [];
+  let packedBytes = 0;
+  for (const chunk of unpacked.slice(0, -1)) {
+    if (packed.length > 0 && (packed.length >= segmentBatches || packedBytes + chunk.size > SEGMENT_TARGET_BYTES)) break;
+    packed.push(chunk);
+    packedBytes += chunk.size;
+  }
   const files: Buffer[] = [];
   for (const chunk of packed) {
     const name = batchFileName(chunk.first);
