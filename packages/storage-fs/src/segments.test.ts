@@ -199,8 +199,9 @@ describe('records written before segments and the head marker', () => {
     expect(await storage.append('run', HEAD, newEvents('new', 2))).toBe(HEAD + 2);
     await storageError(() => storage.append('run', HEAD + 2, [newEvent('b0-0')]), 'DUPLICATE_EVENT_ID');
     await storage.close();
+    // Eleven batch files: packed four at a time, the three newest left.
     const layout = folderLayout(folder);
-    expect(layout).toMatchObject({ segments: 1, marker: true, leftovers: 0, other: [] });
+    expect(layout).toMatchObject({ segments: 2, packedBatches: 8, batchFiles: 3, marker: true, leftovers: 0, other: [] });
     const events = await collect(createFsStorage({ directory }).read('run'));
     expect(ids(events.slice(0, HEAD))).toEqual(EXPECTED);
     expect(events.slice(HEAD).map((event) => event.eventId)).toEqual(['new-0', 'new-1']);
