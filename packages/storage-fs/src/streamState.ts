@@ -9,6 +9,9 @@ import { directoryExistsSync, unsafePath } from './safeFs.js';
 import { firstRevisionOfSegmentFile, readSegmentFile, readSegmentInfo, segmentFileName } from './segmentFile.js';
 import type { SegmentInfo } from './segmentFile.js';
 
+/** What `walk` yields when a batch file it needs is gone. */
+const PROBE = Symbol('probe');
+
 /** One file of committed revisions `first` … `last`: a batch file, or a segment packing several. */
 export type Chunk =
   | { readonly kind: 'batch'; readonly first: number; readonly last: number; readonly size: number }
@@ -219,15 +222,16 @@ export class StreamState {
 
   /**
    * The committed batches holding revisions `from` … `to` (1 ≤ from ≤ to ≤ head), read from disk
-   * file by file, so reads cost what they return and not the stream's length. For reads, which
-   * run outside `exclusive`: a batch file gone is looked for again in a segment, inside it.
+   * file by file, so reads cost what they return and not the stream's length. When a batch file
+   * is gone (a packer may have packed it meanwhile) it yields PROBE: its consumer probes for new
+   * segments, and it looks again.
    */
-  async *batches(from: number, to: number): AsyncGenerator<CheckedBatch> {
+  private *walk(from: number, to: number): Generator<CheckedBatch | typeof PROBE> {
     let position = from;
     while (position <= to) {
       let loaded = this.load(position);
       if (loaded === null) {
-        await this.exclusive(() => Promise.resolve(this.probe()));
+        yield PROBE;
         loaded = this.load(position);
         if (loaded === null) throw this.missing(position);
       }
@@ -239,21 +243,19 @@ export class StreamState {
     }
   }
 
-  /** As `batches`, for callers already inside `exclusive`. */
+  /** `walk` for reads, which run outside `exclusive`: a probe runs inside it. */
+  async *batches(from: number, to: number): AsyncGenerator<CheckedBatch> {
+    for (const item of this.walk(from, to)) {
+      if (item === PROBE) await this.exclusive(() => Promise.resolve(this.probe()));
+      else yield item;
+    }
+  }
+
+  /** `walk` for callers already inside `exclusive`. */
   private *batchesLocked(from: number, to: number): Generator<CheckedBatch> {
-    let position = from;
-    while (position <= to) {
-      let loaded = this.load(position);
-      if (loaded === null) {
-        this.probe();
-        loaded = this.load(position);
-        if (loaded === null) throw this.missing(position);
-      }
-      for (const batch of loaded) {
-        if (batch.first > to) return;
-        yield batch;
-        position = batch.first + batch.count;
-      }
+    for (const item of this.walk(from, to)) {
+      if (item === PROBE) this.probe();
+      else yield item;
     }
   }
 
