@@ -23,7 +23,8 @@ export const SEGMENT_TARGET_BYTES = 4 * 1024 * 1024;
  * under `<first revision>.segment` (`link` refuses an existing name, so of two packers of one
  * stream exactly one wins), the stream folder is fsynced, and only then are the packed batch
  * files removed. Killed before the link, nothing changed; after it, readers take the segment
- * and skip the batch files it holds, which the next pack removes. Returns whether it packed.
+ * and skip the batch files it holds, which the next pack removes. The packed batch files are
+ * removed in the background (`removeInBackground`). Returns whether it packed.
  */
 export async function packSegment(state: StreamState, tempFolder: string, segmentBatches: number): Promise<boolean> {
   const unpacked = state.unpackedBatches();
@@ -54,13 +55,18 @@ export async function packSegment(state: StreamState, tempFolder: string, segmen
   try {
     linkSync(tempPath, join(state.folder, segmentFileName(first)));
   } catch (error) {
+    removeFileQuietly(tempPath);
     if (errorCode(error) === 'EEXIST') return false;
     throw error;
-  } finally {
-    removeFileQuietly(tempPath);
   }
-  await fsyncDirectory(state.folder);
+  try {
+    await fsyncDirectory(state.folder);
+  } catch (error) {
+    // Linked but maybe not durable: a later probe takes the segment in, or a later pack redoes it.
+    state.removeInBackground([tempPath]);
+    throw error;
+  }
   state.addPacked({ first, last, batches: packed.length, size: segment.length });
-  for (const revision of [...state.takeLeftovers(), ...packed.map((chunk) => chunk.first)]) removeFileQuietly(join(state.folder, batchFileName(revision)));
+  state.removeInBackground([tempPath, ...[...state.takeLeftovers(), ...packed.map((chunk) => chunk.first)].map((revision) => join(state.folder, batchFileName(revision)))]);
   return true;
 }

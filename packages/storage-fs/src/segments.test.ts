@@ -139,6 +139,8 @@ describe('a pack cut short at any step loses and doubles nothing', () => {
     const storage = createFsStorage({ directory, segmentBatches: 3 });
     let head = HEAD;
     for (let round = 0; round < 5; round++) head = await storage.append('run', head, newEvents(`after-${round}`, 1));
+    // Packed batch files are removed in the background; close() waits for that.
+    await storage.close();
     const events = await collect(createFsStorage({ directory }).read('run'));
     expect(ids(events.slice(0, HEAD))).toEqual(EXPECTED);
     expect(events.slice(HEAD).map((event) => event.eventId)).toEqual(['after-0-0', 'after-1-0', 'after-2-0', 'after-3-0', 'after-4-0']);

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { corruptStream } from '@roundtable/storage';
 import type { PreparedAppend, StorageError, StoredEvent } from '@roundtable/storage';
@@ -40,6 +40,8 @@ export class StreamState {
   private leftovers: number[] = [];
   private listed = false;
   private tail: Promise<unknown> = Promise.resolve();
+  /** Files being removed in the background, one at a time (see `removeInBackground`). */
+  private removals: Promise<void> = Promise.resolve();
 
   constructor(
     readonly streamId: string,
@@ -53,9 +55,23 @@ export class StreamState {
     return run;
   }
 
-  /** Settles once every task queued so far has settled. */
-  idle(): Promise<unknown> {
-    return this.tail;
+  /** Settles once every task queued so far has settled, and every background removal. */
+  async idle(): Promise<void> {
+    await this.tail;
+    await this.removals;
+  }
+
+  /**
+   * Removes files nothing reads any more (packed batch files, a linked segment's temp name) on
+   * the thread pool, one at a time, without holding up the stream: a removal waits for the
+   * filesystem's journal, which under load takes milliseconds, and one pack removes hundreds.
+   * One at a time, so the pool stays free for the next append's fsyncs. A removal that never
+   * happens (the process ends first) leaves a file readers skip and the next pack removes.
+   */
+  removeInBackground(paths: readonly string[]): void {
+    this.removals = this.removals.then(async () => {
+      for (const path of paths) await unlink(path).catch(() => undefined);
+    });
   }
 
   private corrupt(problem: string): StorageError {

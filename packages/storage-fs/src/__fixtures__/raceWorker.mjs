@@ -40,5 +40,6 @@ process.on('message', (/** @type {unknown} */ message) => {
     }
   })();
 });
-process.on('disconnect', () => process.exit(0));
+// Close first: a pack queued behind the last append, and its removals, finish before the exit.
+process.on('disconnect', () => void storage.close().then(() => process.exit(0)));
 process.send?.({ ready: true });
