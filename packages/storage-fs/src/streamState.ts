@@ -192,10 +192,14 @@ export class StreamState {
    */
   gather(batch: CheckedBatch, events: readonly StoredEvent[]): void {
     if (batch.first !== this.idsUpTo + 1) return;
-    const ids = events.map((event) => event.eventId);
-    const repeated = ids.find((id, index) => this.eventIds.has(id) || ids.indexOf(id) !== index);
-    if (repeated !== undefined) throw this.corrupt(`event id ${JSON.stringify(repeated)} is stored twice.`);
-    for (const id of ids) this.eventIds.add(id);
+    for (const [index, event] of events.entries()) {
+      if (this.eventIds.has(event.eventId)) {
+        // Leave the set as it was: take back this batch's ids before failing.
+        for (const added of events.slice(0, index)) this.eventIds.delete(added.eventId);
+        throw this.corrupt(`event id ${JSON.stringify(event.eventId)} is stored twice.`);
+      }
+      this.eventIds.add(event.eventId);
+    }
     this.idsUpTo = batch.first + batch.count - 1;
   }
 
@@ -346,7 +350,10 @@ export class StreamState {
     }
     const chunk = this.chunkAt(marker.first);
     if (chunk.kind === 'segment') return;
-    const batch = chunk.first === marker.first && chunk.last === last ? readBatchFile(this.folder, this.streamId, chunk.first) : null;
-    if (batch?.checksum !== marker.checksum) throw this.corrupt(`its head marker does not match batch file ${batchFileName(marker.first)}.`);
+    const mismatch = () => this.corrupt(`its head marker does not match batch file ${batchFileName(marker.first)}.`);
+    if (chunk.first !== marker.first || chunk.last !== last) throw mismatch();
+    const batch = readBatchFile(this.folder, this.streamId, chunk.first);
+    // Gone: another process packed it since the probe (a batch file deleted is caught by reads).
+    if (batch !== null && batch.checksum !== marker.checksum) throw mismatch();
   }
 }
