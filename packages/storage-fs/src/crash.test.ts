@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunStorage } from '@roundtable/storage';
 import { createFsStorage } from './index.js';
-import { builtEntry, collect, newEvent, removeTempDirectories, tempDirectory } from './__fixtures__/support.js';
+import { builtEntry, collect, folderLayout, newEvent, removeTempDirectories, tempDirectory } from './__fixtures__/support.js';
 
 afterAll(removeTempDirectories);
 
@@ -17,6 +17,8 @@ const DIRECTORIES = FULL ? 20 : 8;
 const KILLS_PER_DIRECTORY = FULL ? 50 : 6;
 const KILLS = DIRECTORIES * KILLS_PER_DIRECTORY;
 const STREAMS = ['crash-a', 'crash-b', 'Crash-C'];
+/** The folder of a stream id in the test's namespace (`Crash-C` has a capital: `Crash-C~1`). */
+const folderOf = (streamId: string) => (streamId === 'Crash-C' ? 'Crash-C~1' : streamId);
 const WORKER = fileURLToPath(new URL('./__fixtures__/crashWorker.mjs', import.meta.url));
 
 /** A crash worker process: started ahead of time, then pointed at a directory and killed. */
@@ -109,6 +111,9 @@ describe('a writer killed with SIGKILL at random moments', () => {
     let killsWithStaleTemp = 0;
     let batchesOnDisk = 0;
     let eventsOnDisk = 0;
+    // Kills that left a stream mid-pack: its segment linked in, some packed batch files not removed yet.
+    let killsMidPack = 0;
+    let segmentsOnDisk = 0;
     // Long-lived instances that watch each directory across kills, catching up incrementally.
     const observers = directories.map((directory) => createFsStorage({ directory }));
     // The next worker starts (and loads Node and the package) while the current one runs.
@@ -121,6 +126,7 @@ describe('a writer killed with SIGKILL at random moments', () => {
         nextWorker = startCrashWorker(entry);
         const acknowledged = await worker.runAndKill(directory);
         acknowledgedTotal += acknowledged.size;
+        if (STREAMS.some((streamId) => existsSync(join(directory, 'default', folderOf(streamId))) && folderLayout(join(directory, 'default', folderOf(streamId))).leftovers > 0)) killsMidPack++;
         const leftovers = readdirSync(temp).length;
         staleTempsSeen += leftovers;
         if (leftovers > 0) {
@@ -152,15 +158,21 @@ describe('a writer killed with SIGKILL at random moments', () => {
       const heads = await collect(final.streams());
       expect(heads.map((entry) => entry.streamId)).toEqual(['Crash-C', 'crash-a', 'crash-b']);
       eventsOnDisk += heads.reduce((sum, entry) => sum + entry.head, 0);
+      for (const streamId of STREAMS) {
+        const folder = join(directory, 'default', folderOf(streamId));
+        if (existsSync(folder)) segmentsOnDisk += folderLayout(folder).segments;
+      }
     }
     // The kills landed while the workers were busy appending, some in the middle of a commit.
     // How many appends a worker finishes before its kill depends on the machine's load, so
     // only check that some did (a bounded run of 48 kills on a busy machine saw 12).
     expect(acknowledgedTotal).toBeGreaterThan(0);
     expect(killsWithStaleTemp).toBeGreaterThan(0);
+    expect(segmentsOnDisk).toBeGreaterThan(0);
     console.info(
       `crash: ${KILLS} kills over ${DIRECTORIES} directories, ${acknowledgedTotal} acknowledged worker appends, ` +
-        `${batchesOnDisk} batches and ${eventsOnDisk} events on disk, ${staleTempsSeen} stale temp files after ${killsWithStaleTemp} kills`,
+        `${batchesOnDisk} batches and ${eventsOnDisk} events on disk (${segmentsOnDisk} segments), ${staleTempsSeen} stale temp files after ${killsWithStaleTemp} kills, ` +
+        `${killsMidPack} kills after which packed batch files were still on disk (a pack cut short, read past)`,
     );
   });
 });

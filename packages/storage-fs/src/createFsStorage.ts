@@ -1,4 +1,5 @@
-import { link, readdir, unlink } from 'node:fs/promises';
+import { linkSync, renameSync, unlinkSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   StorageError,
@@ -12,13 +13,15 @@ import {
   resolveStorageOptions,
   storageIoError,
 } from '@roundtable/storage';
-import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageConfig, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
+import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
-import { batchFileName, encodeBatchFile } from './batchFile.js';
+import { batchEvents, batchFileName, encodeBatchFile } from './batchFile.js';
 import { folderNameOf, idOfFolderName } from './folderName.js';
-import { directoryExists, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
+import { HEAD_MARKER } from './headMarker.js';
+import { packSegment } from './packSegment.js';
+import { directoryExistsSync, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
 import { StreamState } from './streamState.js';
-import { removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
+import { removeFileQuietly, removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
 import { watchStreamFolder } from './watchStreamFolder.js';
 
 export const FS_STORAGE_ADAPTER = '@roundtable/storage-fs';
@@ -27,161 +30,75 @@ export const FS_STORAGE_ADAPTER = '@roundtable/storage-fs';
 export interface FsStorageOptions extends StorageOptions {
   /** The storage directory; created (mode 0700) if missing. It must not be a symlink. */
   readonly directory: string;
+  /**
+   * How many batch files a stream folder gathers before an append packs the oldest of them into
+   * one segment file (default 256; at least 1). Fewer means fewer files per read and more
+   * packing work per append.
+   */
+  readonly segmentBatches?: number;
 }
+
+/** The default of `segmentBatches`. */
+export const DEFAULT_SEGMENT_BATCHES = 256;
 
 /** The name of the folder, inside each namespace, that holds uncommitted temp files. */
 const TEMP_FOLDER = '.tmp';
 /** How many lost link races one append retries before deciding the stream is damaged. */
 const MAX_COMMIT_ATTEMPTS = 5;
+const MAX_SEGMENT_BATCHES = 1_000_000;
 
-function closedError(): StorageError {
-  return new StorageError('STORAGE_CLOSED', 'This storage instance is closed.');
+function segmentBatchesOf(options: FsStorageOptions): number {
+  const value = options.segmentBatches ?? DEFAULT_SEGMENT_BATCHES;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_SEGMENT_BATCHES) {
+    throw new StorageError('INVALID_STORAGE_OPTIONS', `segmentBatches must be an integer from 1 to ${MAX_SEGMENT_BATCHES}.`);
+  }
+  return value;
 }
 
-class FsRunStorage implements RunStorage {
-  readonly identity: StorageIdentity;
-  private readonly streamStates = new Map<string, StreamState>();
-  private closed = false;
-  private readonly closing = new AbortController();
-
-  constructor(
-    private readonly config: StorageConfig,
-    location: string,
-    private readonly namespaceFolder: string,
-    private readonly tempFolder: string,
-  ) {
-    this.identity = Object.freeze({ adapter: FS_STORAGE_ADAPTER, version: packageJson.version, namespace: config.namespace, location });
+/**
+ * A `RunStorage` over a directory: `<directory>/<namespace>/<stream>/`, holding one immutable,
+ * checksummed file per committed batch, packed now and then into checksummed segment files.
+ * Creates the directory tree (mode 0700) if missing and refuses symlinked paths with
+ * UNSAFE_STORAGE_PATH. Several instances and processes may share one directory.
+ */
+export function createFsStorage(options: FsStorageOptions): RunStorage {
+  if (typeof options !== 'object' || options === null) {
+    throw new StorageError('INVALID_STORAGE_OPTIONS', 'createFsStorage needs an options object with a directory.');
+  }
+  const config = resolveStorageOptions(options);
+  const segmentBatches = segmentBatchesOf(options);
+  if (typeof options.directory !== 'string' || options.directory.length === 0 || options.directory.includes('\0')) {
+    throw new StorageError('INVALID_STORAGE_OPTIONS', 'directory must be a non-empty path.');
+  }
+  const directory = resolve(options.directory);
+  let location: string;
+  let namespaceFolder: string;
+  let tempFolder: string;
+  try {
+    location = prepareStorageDirectorySync(directory);
+    namespaceFolder = join(location, folderNameOf(config.namespace));
+    ensureDirectorySync(namespaceFolder);
+    tempFolder = join(namespaceFolder, TEMP_FOLDER);
+    ensureDirectorySync(tempFolder);
+    removeStaleTempFilesSync(tempFolder);
+  } catch (error) {
+    throw storagePathError(directory, error);
   }
 
-  async head(streamId: string): Promise<number> {
-    try {
-      return await this.headOf(streamId);
-    } catch (error) {
-      throw storageIoError(this.identity.location, error);
-    }
+  const identity: StorageIdentity = Object.freeze({ adapter: FS_STORAGE_ADAPTER, version: packageJson.version, namespace: config.namespace, location });
+  const streamStates = new Map<string, StreamState>();
+  const closing = new AbortController();
+  let closed = false;
+
+  function assertOpen(): void {
+    if (closed) throw new StorageError('STORAGE_CLOSED', 'This storage instance is closed.');
   }
 
-  async *read(streamId: string, options: ReadOptions = {}): AsyncGenerator<StoredEvent> {
-    try {
-      yield* this.readFrom(streamId, options);
-    } catch (error) {
-      throw storageIoError(this.identity.location, error);
-    }
-  }
-
-  async append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
-    try {
-      return await this.appendBatch(streamId, expectedRevision, events);
-    } catch (error) {
-      throw storageIoError(this.identity.location, error);
-    }
-  }
-
-  async *streams(): AsyncGenerator<{ streamId: string; head: number }> {
-    try {
-      yield* this.listStreams();
-    } catch (error) {
-      throw storageIoError(this.identity.location, error);
-    }
-  }
-
-  private async headOf(streamId: string): Promise<number> {
-    this.assertOpen();
-    assertStreamId(streamId);
-    const state = this.stateOf(streamId);
-    return state.exclusive(async () => {
-      await this.catchUp(state);
-      return state.head;
-    });
-  }
-
-  private async *readFrom(streamId: string, options: ReadOptions): AsyncGenerator<StoredEvent> {
-    this.assertOpen();
-    assertStreamId(streamId);
-    const after = options?.after ?? 0;
-    assertRevision(after, 'after');
-    const state = this.stateOf(streamId);
-    const head = await state.exclusive(async () => {
-      await this.catchUp(state);
-      return state.head;
-    });
-    if (after >= head) return;
-    for (const batch of state.batches(after + 1, head)) {
-      this.assertOpen();
-      for (const event of batch.events) {
-        if (event.revision > after) yield event;
-      }
-    }
-  }
-
-  private async appendBatch(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
-    this.assertOpen();
-    const prepared = prepareAppend(this.config, streamId, expectedRevision, events);
-    const state = this.stateOf(streamId);
-    // An append accepted before close() still completes: close() waits for it.
-    return state.exclusive(async () => {
-      for (let attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
-        await this.catchUp(state);
-        const outcome = await resolveAgainstHead(prepared, state.head, (from, to) => state.committedTexts(from, to));
-        if (outcome !== 'write') return outcome;
-        const repeated = prepared.eventIds.find((eventId) => state.hasEventId(eventId));
-        if (repeated !== undefined) throw duplicateEventId(repeated, streamId);
-        if (await this.commit(state, prepared)) return prepared.nextHead;
-        // Another writer linked this batch's file name first: catch up and judge again.
-      }
-      throw corruptStream(streamId, `batch file ${batchFileName(expectedRevision + 1)} exists but could not be read as the next batch.`);
-    });
-  }
-
-  private async *listStreams(): AsyncGenerator<{ streamId: string; head: number }> {
-    this.assertOpen();
-    await this.checkNamespaceFolder();
-    const entries = await readdir(this.namespaceFolder, { withFileTypes: true });
-    const streamIds: string[] = [];
-    for (const entry of entries) {
-      if (entry.name === TEMP_FOLDER) continue;
-      const path = join(this.namespaceFolder, entry.name);
-      if (entry.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link');
-      const streamId = idOfFolderName(entry.name);
-      if (streamId === null || !entry.isDirectory()) {
-        throw corruptStream(entry.name, `${path} is not a stream folder (namespace ${this.config.namespace}).`);
-      }
-      streamIds.push(streamId);
-    }
-    streamIds.sort();
-    for (const streamId of streamIds) {
-      const head = await this.headOf(streamId);
-      if (head > 0) yield { streamId, head };
-    }
-  }
-
-  /**
-   * Change hints for `followStream`: a watch of the stream's folder (of the namespace folder
-   * until the stream folder exists). They end when `signal` aborts or this instance closes.
-   * Where the platform cannot watch, no hint comes and followers poll.
-   */
-  changes(streamId: string, signal: AbortSignal): AsyncIterable<void> {
-    this.assertOpen();
-    assertStreamId(streamId);
-    const folder = this.stateOf(streamId).folder;
-    return changeHints(AbortSignal.any([signal, this.closing.signal]), (notify) => watchStreamFolder(folder, notify));
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    this.closing.abort();
-    await Promise.all([...this.streamStates.values()].map((state) => state.idle()));
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw closedError();
-  }
-
-  private stateOf(streamId: string): StreamState {
-    let state = this.streamStates.get(streamId);
+  function stateOf(streamId: string): StreamState {
+    let state = streamStates.get(streamId);
     if (state === undefined) {
-      state = new StreamState(streamId, join(this.namespaceFolder, folderNameOf(streamId)));
-      this.streamStates.set(streamId, state);
+      state = new StreamState(streamId, join(namespaceFolder, folderNameOf(streamId)));
+      streamStates.set(streamId, state);
     }
     return state;
   }
@@ -191,67 +108,190 @@ class FsRunStorage implements RunStorage {
    * still be a real directory. Swapped for a symlink (even to a copy), it is refused rather than
    * followed, as a fresh instance would refuse it.
    */
-  private async checkNamespaceFolder(): Promise<void> {
-    if (!(await directoryExists(this.identity.location))) throw unsafePath(this.identity.location, 'the storage directory has disappeared');
-    if (!(await directoryExists(this.namespaceFolder))) throw unsafePath(this.namespaceFolder, 'the namespace folder has disappeared');
+  function checkNamespaceFolder(): void {
+    if (!directoryExistsSync(location)) throw unsafePath(location, 'the storage directory has disappeared');
+    if (!directoryExistsSync(namespaceFolder)) throw unsafePath(namespaceFolder, 'the namespace folder has disappeared');
   }
 
-  private async catchUp(state: StreamState): Promise<void> {
-    await this.checkNamespaceFolder();
+  async function catchUp(state: StreamState): Promise<void> {
+    checkNamespaceFolder();
     await state.catchUp();
+  }
+
+  async function headOf(streamId: string): Promise<number> {
+    assertOpen();
+    assertStreamId(streamId);
+    const state = stateOf(streamId);
+    return state.exclusive(async () => {
+      await catchUp(state);
+      return state.head;
+    });
   }
 
   /**
    * Commits a batch atomically: the whole file is written and fsynced under a temp name, then
    * hard-linked to its final name. `link` fails with EEXIST when another writer (any process)
    * committed that revision first, which makes it the cross-process exclusion; no lock file
-   * exists that a crash could leave behind. Returns false when the race was lost.
+   * exists that a crash could leave behind. A link that succeeds over a revision a segment
+   * already holds (this instance's head was stale and the batch file there was packed away) is
+   * taken back. Then the stream folder is fsynced and the temp file renamed to the head marker.
+   * Returns false when the race was lost.
    */
-  private async commit(state: StreamState, prepared: PreparedAppend): Promise<boolean> {
-    if (!(await directoryExists(this.tempFolder))) throw unsafePath(this.tempFolder, 'the temp folder has disappeared');
-    const bytes = encodeBatchFile(state.streamId, prepared.expectedRevision + 1, prepared.texts);
-    const tempPath = await writeTempFile(this.tempFolder, bytes);
+  async function commit(state: StreamState, prepared: PreparedAppend): Promise<boolean> {
+    if (!directoryExistsSync(tempFolder)) throw unsafePath(tempFolder, 'the temp folder has disappeared');
+    const first = prepared.expectedRevision + 1;
+    const bytes = encodeBatchFile(state.streamId, first, prepared.texts);
+    const tempPath = await writeTempFile(tempFolder, bytes);
+    let marked = false;
     try {
       if (!state.folderExists) await ensureDirectory(state.folder);
+      const path = join(state.folder, batchFileName(first));
       try {
-        await link(tempPath, join(state.folder, batchFileName(prepared.expectedRevision + 1)));
+        linkSync(tempPath, path);
       } catch (error) {
         if (errorCode(error) === 'EEXIST') return false;
         throw error;
       }
-      state.addCommitted(prepared);
+      if (state.segmentHolds(first)) {
+        unlinkSync(path);
+        return false;
+      }
+      state.addCommitted(prepared, bytes.length);
       await fsyncDirectory(state.folder);
+      // The marker lags at worst (a crash before this rename, or a racing writer's older batch
+      // renamed last): it records a revision at or below the head, never above it.
+      try {
+        renameSync(tempPath, join(state.folder, HEAD_MARKER));
+        marked = true;
+      } catch {
+        // A head marker that cannot be replaced (damage in its place) only weakens the check.
+      }
       return true;
     } finally {
-      await unlink(tempPath).catch(() => undefined);
+      if (!marked) removeFileQuietly(tempPath);
     }
   }
-}
 
-/**
- * A `RunStorage` over a directory: `<directory>/<namespace>/<stream>/<first revision>.batch`,
- * one immutable, checksummed file per committed batch. Creates the directory tree (mode 0700)
- * if missing and refuses symlinked paths with UNSAFE_STORAGE_PATH. Several instances and
- * processes may share one directory.
- */
-export function createFsStorage(options: FsStorageOptions): RunStorage {
-  if (typeof options !== 'object' || options === null) {
-    throw new StorageError('INVALID_STORAGE_OPTIONS', 'createFsStorage needs an options object with a directory.');
+  async function appendBatch(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
+    assertOpen();
+    const prepared = prepareAppend(config, streamId, expectedRevision, events);
+    const state = stateOf(streamId);
+    // An append accepted before close() still completes: close() waits for it.
+    return state.exclusive(async () => {
+      for (let attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+        await catchUp(state);
+        const outcome = await resolveAgainstHead(prepared, state.head, (from, to) => state.committedTexts(from, to));
+        if (outcome !== 'write') return outcome;
+        state.gatherEventIds();
+        const repeated = prepared.eventIds.find((eventId) => state.hasEventId(eventId));
+        if (repeated !== undefined) throw duplicateEventId(repeated, streamId);
+        if (await commit(state, prepared)) {
+          // Packing is queued behind this append rather than inside it; it only ever speeds up
+          // reads, so a pack that fails (a full disk, damage it found) leaves the batch files
+          // as they are for the next one to try.
+          void state.exclusive(async () => {
+            try {
+              while (await packSegment(state, tempFolder, segmentBatches));
+            } catch {
+              // Left for the next append to try again.
+            }
+          });
+          return prepared.nextHead;
+        }
+        // Another writer linked this batch's file name first: catch up and judge again.
+      }
+      throw corruptStream(streamId, `batch file ${batchFileName(expectedRevision + 1)} exists but could not be read as the next batch.`);
+    });
   }
-  const config = resolveStorageOptions(options);
-  if (typeof options.directory !== 'string' || options.directory.length === 0 || options.directory.includes('\0')) {
-    throw new StorageError('INVALID_STORAGE_OPTIONS', 'directory must be a non-empty path.');
+
+  async function* readFrom(streamId: string, options: ReadOptions): AsyncGenerator<StoredEvent> {
+    assertOpen();
+    assertStreamId(streamId);
+    const after = options?.after ?? 0;
+    assertRevision(after, 'after');
+    const state = stateOf(streamId);
+    const head = await state.exclusive(async () => {
+      await catchUp(state);
+      return state.head;
+    });
+    if (after >= head) return;
+    for await (const batch of state.batches(after + 1, head)) {
+      assertOpen();
+      const events = batchEvents(streamId, batch);
+      state.gather(batch, events);
+      for (const event of events) {
+        if (event.revision > after && event.revision <= head) yield event;
+      }
+    }
   }
-  const directory = resolve(options.directory);
-  try {
-    const location = prepareStorageDirectorySync(directory);
-    const namespaceFolder = join(location, folderNameOf(config.namespace));
-    ensureDirectorySync(namespaceFolder);
-    const tempFolder = join(namespaceFolder, TEMP_FOLDER);
-    ensureDirectorySync(tempFolder);
-    removeStaleTempFilesSync(tempFolder);
-    return new FsRunStorage(config, location, namespaceFolder, tempFolder);
-  } catch (error) {
-    throw storagePathError(directory, error);
+
+  async function* listStreams(): AsyncGenerator<{ streamId: string; head: number }> {
+    assertOpen();
+    checkNamespaceFolder();
+    const entries = await readdir(namespaceFolder, { withFileTypes: true });
+    const streamIds: string[] = [];
+    for (const entry of entries) {
+      if (entry.name === TEMP_FOLDER) continue;
+      const path = join(namespaceFolder, entry.name);
+      if (entry.isSymbolicLink()) throw unsafePath(path, 'it is a symbolic link');
+      const streamId = idOfFolderName(entry.name);
+      if (streamId === null || !entry.isDirectory()) {
+        throw corruptStream(entry.name, `${path} is not a stream folder (namespace ${config.namespace}).`);
+      }
+      streamIds.push(streamId);
+    }
+    streamIds.sort();
+    for (const streamId of streamIds) {
+      const head = await headOf(streamId);
+      if (head > 0) yield { streamId, head };
+    }
   }
+
+  return {
+    identity,
+    async head(streamId) {
+      try {
+        return await headOf(streamId);
+      } catch (error) {
+        throw storageIoError(location, error);
+      }
+    },
+    async *read(streamId, readOptions = {}) {
+      try {
+        yield* readFrom(streamId, readOptions);
+      } catch (error) {
+        throw storageIoError(location, error);
+      }
+    },
+    async append(streamId, expectedRevision, events) {
+      try {
+        return await appendBatch(streamId, expectedRevision, events);
+      } catch (error) {
+        throw storageIoError(location, error);
+      }
+    },
+    async *streams() {
+      try {
+        yield* listStreams();
+      } catch (error) {
+        throw storageIoError(location, error);
+      }
+    },
+    /**
+     * Change hints for `followStream`: a watch of the stream's folder (of the namespace folder
+     * until the stream folder exists). They end when `signal` aborts or this instance closes.
+     * Where the platform cannot watch, no hint comes and followers poll.
+     */
+    changes(streamId: string, signal: AbortSignal): AsyncIterable<void> {
+      assertOpen();
+      assertStreamId(streamId);
+      const folder = stateOf(streamId).folder;
+      return changeHints(AbortSignal.any([signal, closing.signal]), (notify) => watchStreamFolder(folder, notify));
+    },
+    async close() {
+      closed = true;
+      closing.abort();
+      await Promise.all([...streamStates.values()].map((state) => state.idle()));
+    },
+  };
 }

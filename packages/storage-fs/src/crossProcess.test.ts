@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFsStorage } from './index.js';
-import { builtEntry, collect, removeTempDirectories, tempDirectory } from './__fixtures__/support.js';
+import { builtEntry, collect, folderLayout, removeTempDirectories, tempDirectory } from './__fixtures__/support.js';
 
 afterAll(removeTempDirectories);
 
 // 1,000 rounds in the long form (FAULT_SCALE=full, `pnpm test:faults`), 200 by default.
 const ROUNDS = process.env.FAULT_SCALE === 'full' ? 1000 : 200;
 const BATCH_SIZE = 3;
+// Both processes pack the stream into segments every few batches, so packing races too.
+const SEGMENT_BATCHES = 8;
 const WORKER = fileURLToPath(new URL('./__fixtures__/raceWorker.mjs', import.meta.url));
 
 interface RoundReport {
@@ -22,7 +24,7 @@ interface RoundReport {
 
 /** A race worker process, and a way to wait for its next message. */
 function startWorker(entry: string, directory: string, name: string) {
-  const child: ChildProcess = fork(WORKER, [entry, directory, name, String(BATCH_SIZE)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(WORKER, [entry, directory, name, String(BATCH_SIZE), String(SEGMENT_BATCHES)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const inbox: unknown[] = [];
   const waiting: ((message: unknown) => void)[] = [];
   child.on('message', (message) => {
@@ -77,7 +79,12 @@ describe('two processes racing on one stream', () => {
     // Each round's batch is whole and is the winner's: no event lost, duplicated or mixed in.
     const expectedIds = winners.flatMap((winner, round) => Array.from({ length: BATCH_SIZE }, (_, index) => `${winner}-${round}-${index}`));
     expect(events.map((event) => event.eventId)).toEqual(expectedIds);
-    expect(readdirSync(join(directory, 'default', 'race'))).toHaveLength(ROUNDS);
+    // One batch per round on disk, packed or not, and nothing else but the head marker.
+    const layout = folderLayout(join(directory, 'default', 'race'));
+    expect(layout.batchFiles + layout.packedBatches).toBe(ROUNDS);
+    expect(layout.leftovers).toBe(0);
+    expect(layout.other).toEqual([]);
+    expect(layout.segments).toBeGreaterThan(0);
     expect(readdirSync(join(directory, 'default', '.tmp'))).toEqual([]);
     const wins = { left: winners.filter((name) => name === 'left').length, right: winners.filter((name) => name === 'right').length };
     // Both processes really competed.
@@ -85,6 +92,6 @@ describe('two processes racing on one stream', () => {
     expect(wins.right).toBeGreaterThan(0);
     // In most rounds both had read the same head before either appended.
     expect(contested).toBeGreaterThan(ROUNDS / 4);
-    console.info(`race: ${ROUNDS} rounds, wins ${JSON.stringify(wins)}, ${contested} rounds where both read the same head first`);
+    console.info(`race: ${ROUNDS} rounds, wins ${JSON.stringify(wins)}, ${contested} rounds where both read the same head first, ${layout.segments} segments`);
   });
 });

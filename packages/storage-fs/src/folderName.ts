@@ -1,7 +1,5 @@
 import { isStreamId } from '@roundtable/storage';
 
-const FOLDER_NAME = /^([A-Za-z0-9][A-Za-z0-9._-]{0,127})(?:~[0-9a-f]+)?$/;
-
 function uppercaseMask(id: string): bigint {
   let mask = 0n;
   for (let i = 0; i < id.length; i++) {
@@ -24,8 +22,8 @@ export function folderNameOf(id: string): string {
 
 /** The id a folder name stands for, or null when the name is not one `folderNameOf` writes. */
 export function idOfFolderName(name: string): string | null {
-  const match = FOLDER_NAME.exec(name);
-  const id = match?.[1];
-  if (id === undefined || !isStreamId(id)) return null;
-  return folderNameOf(id) === name ? id : null;
+  // `~` never appears in an id, so the id is what comes before it; `folderNameOf` then tells
+  // whether the suffix (if any) is exactly the one this id gets.
+  const id = name.split('~', 1)[0];
+  return isStreamId(id) && folderNameOf(id) === name ? id : null;
 }

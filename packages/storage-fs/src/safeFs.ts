@@ -1,9 +1,9 @@
-import { chmodSync, closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fstatSync, fsync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { StorageError, isStorageError, storageIoError } from '@roundtable/storage';
+import { dirname, join } from 'node:path';
+import { StorageError, corruptStream, isStorageError, storageIoError } from '@roundtable/storage';
 
 /** Modes the adapter sets explicitly on what it creates, whatever the umask. */
 export const DIRECTORY_MODE = 0o700;
@@ -90,14 +90,24 @@ async function openDirectory(path: string): Promise<FileHandle> {
   }
 }
 
-/** fsync a directory so the names created in it survive a power loss. */
+/** fsync a directory so the names created in it survive a power loss. Only the fsync leaves the calling thread. */
 export async function fsyncDirectory(path: string): Promise<void> {
-  const handle = await openDirectory(path);
+  let fd: number;
   try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    fd = openSync(path, DIRECTORY_FLAGS);
+  } catch (error) {
+    refuseSymlink(path, error);
   }
+  try {
+    await fsyncFd(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** fsync on the thread pool: the one step of a commit that waits for the disk. */
+export function fsyncFd(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error === null ? resolve() : reject(error))));
 }
 
 /** `followSymlink` only for an ancestor of the storage directory, which may be a symlink. */
@@ -184,3 +194,35 @@ export function openFileForReadingSync(path: string): number | null {
   }
 }
 
+
+/** Far above any batch or segment the limits allow; a bigger file is not ours, and is not read into memory. */
+const MAX_FILE_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Reads the file `name` in `folder` (a batch, segment or marker of `streamId`) synchronously,
+ * without following a symlink: its bytes, or null when nothing is there. Something that is not
+ * a regular file, or is far too large, is CORRUPT_EVENT_STREAM. With `limit`, reads at most
+ * that many bytes from the start (a header). Committed files never change, so one read of the
+ * size fstat gave is the whole file; if it is not (the file was tampered with meanwhile), the
+ * checksum check catches it.
+ */
+export function readFileSync(folder: string, name: string, streamId: string, limit = Number.POSITIVE_INFINITY): Buffer | null {
+  const fd = openFileForReadingSync(join(folder, name));
+  if (fd === null) return null;
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw corruptStream(streamId, `${name} is not a regular file.`);
+    if (stats.size > MAX_FILE_BYTES) throw corruptStream(streamId, `${name} is too large to be a batch or segment file.`);
+    const size = Math.min(stats.size, limit);
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, lstatSync, readdirSync, unlinkSync } from 'node:fs';
-import { open, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, constants, fchmodSync, lstatSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { FILE_MODE, errorCode, unsafePath } from './safeFs.js';
+import { FILE_MODE, errorCode, fsyncFd, unsafePath } from './safeFs.js';
 
 /** A temp file older than this is abandoned whoever wrote it: no append takes an hour. */
 export const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
@@ -17,27 +15,38 @@ const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 
 /**
  * Writes `bytes` to a new, uniquely named file in `directory` (exclusive create, mode 0600,
  * never through a symlink) and fsyncs it. Returns its path; on failure nothing is left behind.
+ * Only the fsync leaves the calling thread: open, chmod, write and close of a small file on a
+ * local disk take microseconds, a thread-pool round trip each costs more than that.
  */
 export async function writeTempFile(directory: string, bytes: Uint8Array): Promise<string> {
   const path = join(directory, `${HOST_TAG}-${process.pid}-${randomBytes(8).toString('hex')}.tmp`);
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
+    fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
   } catch (error) {
     if (errorCode(error) === 'ELOOP') throw unsafePath(path, 'it is a symbolic link', error);
     throw error;
   }
   try {
-    await handle.chmod(FILE_MODE);
-    await handle.writeFile(bytes);
-    await handle.sync();
+    fchmodSync(fd, FILE_MODE);
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+    await fsyncFd(fd);
   } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlink(path).catch(() => undefined);
+    closeSync(fd);
+    removeFileQuietly(path);
     throw error;
   }
-  await handle.close();
+  closeSync(fd);
   return path;
+}
+
+/** Removes a file if it is there; a failure (already gone, not ours) changes nothing that matters. */
+export function removeFileQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already, or not ours to remove.
+  }
 }
 
 function isProcessAlive(pid: number): boolean {

@@ -112,8 +112,9 @@ describe('damaged record files', () => {
         } else writeFileSync(path, damageBytes(originals.get(name)!, damage, byteAt, mask));
         faultCounts.damagedFiles++;
         try {
-          // Only removing the last batch leaves a record that is whole, just shorter: nothing
-          // on disk can tell it from a batch never written.
+          // The last name in the folder is the head marker (`head`, a copy of the newest batch):
+          // removing it leaves every batch in place, so the record reads back whole. Removing
+          // the newest batch file is caught by the marker, like any other removal.
           const lastRemoved = (damage === 'remove' || damage === 'rename-over-gap') && name === last;
           const error = await openAndRead(() => createFsStorage({ directory }), lastRemoved && damage === 'remove');
           if (lastRemoved && damage === 'remove') expect(error).toBeNull();

@@ -2,10 +2,10 @@
 // TypeScript), then waits for a storage directory on stdin, so the parent can start the next
 // worker while the current one runs. Then it appends batches of 1–5 events round-robin to three
 // streams as fast as it can, printing `ok <streamId> <batch key>` after each append resolves,
-// until the parent kills it with SIGKILL.
+// until the parent kills it with SIGKILL. It packs batch files into segments every few appends.
 import { pathToFileURL } from 'node:url';
 
-const [entry = ''] = process.argv.slice(2);
+const [entry = '', segmentBatches = '4'] = process.argv.slice(2);
 /** @type {typeof import('../index.js')} */
 const { createFsStorage } = await import(pathToFileURL(entry).href);
 process.stdout.write('loaded\n');
@@ -20,7 +20,8 @@ const directory = await new Promise((resolve) => {
   });
 });
 
-const storage = createFsStorage({ directory });
+// Packing every few batches, so kills also land in the middle of packing.
+const storage = createFsStorage({ directory, segmentBatches: Number(segmentBatches) });
 const streams = ['crash-a', 'crash-b', 'Crash-C'];
 const bulk = 'x'.repeat(64 * 1024);
 // Load what is already there first, so the parent's kill lands among appends, not in the reopen.

@@ -3,11 +3,11 @@
 // It imports the built package: child processes cannot load TypeScript.
 import { pathToFileURL } from 'node:url';
 
-const [entry = '', directory = '', name = '', batchSizeText = '3'] = process.argv.slice(2);
+const [entry = '', directory = '', name = '', batchSizeText = '3', segmentBatchesText = '256'] = process.argv.slice(2);
 const batchSize = Number(batchSizeText);
 /** @type {typeof import('../index.js')} */
 const { createFsStorage } = await import(pathToFileURL(entry).href);
-const storage = createFsStorage({ directory });
+const storage = createFsStorage({ directory, segmentBatches: Number(segmentBatchesText) });
 
 /** @param {unknown} error */
 function codeOf(error) {
@@ -40,5 +40,6 @@ process.on('message', (/** @type {unknown} */ message) => {
     }
   })();
 });
-process.on('disconnect', () => process.exit(0));
+// Close first: a pack queued behind the last append, and its removals, finish before the exit.
+process.on('disconnect', () => void storage.close().then(() => process.exit(0)));
 process.send?.({ ready: true });

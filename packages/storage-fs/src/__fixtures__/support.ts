@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,4 +68,30 @@ export function builtEntry(): string {
     if (statSync(join(sourceDirectory, name)).mtimeMs > builtAt) throw new Error(`Rebuild @roundtable/storage-fs (npx tsup): src/${name} is newer than dist.`);
   }
   return entry;
+}
+
+/**
+ * How a stream folder holds its batches: batch files not packed yet, segment files and the
+ * batches packed into them (from each segment's header), batch files left behind already packed
+ * (by a killed packer), and anything else.
+ */
+export function folderLayout(folder: string): { batchFiles: number; segments: number; packedBatches: number; leftovers: number; marker: boolean; other: string[] } {
+  const names = readdirSync(folder);
+  const ranges = names
+    .filter((name) => name.endsWith('.segment'))
+    .map((name) => {
+      const header = readFileSync(join(folder, name), 'latin1').split('\n', 1)[0]!;
+      const [, first, last, batches] = /first=(\d+) last=(\d+) batches=(\d+)/.exec(header)!;
+      return { first: Number(first), last: Number(last), batches: Number(batches) };
+    });
+  const packedEnd = Math.max(0, ...ranges.map((range) => range.last));
+  const batchNames = names.filter((name) => /^\d{16}\.batch$/.test(name));
+  return {
+    batchFiles: batchNames.filter((name) => Number(name.slice(0, 16)) > packedEnd).length,
+    segments: ranges.length,
+    packedBatches: ranges.reduce((sum, range) => sum + range.batches, 0),
+    leftovers: batchNames.filter((name) => Number(name.slice(0, 16)) <= packedEnd).length,
+    marker: names.includes('head'),
+    other: names.filter((name) => !name.endsWith('.segment') && !batchNames.includes(name) && name !== 'head'),
+  };
 }
