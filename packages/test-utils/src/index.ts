@@ -4,4 +4,14 @@ export type { EmbeddedPostgresOptions, PostgresServer } from './startEmbeddedPos
 export { createTestDatabase } from './testDatabase.js';
 export type { TestDatabase } from './testDatabase.js';
 export { POSTGRES_URL_KEY, TEST_POSTGRES_URL_VARIABLE, setupPostgres } from './postgresGlobalSetup.js';
-export { FULL, assertFreshBuild, exited, forkFixture, nextMessage, rejection } from './childProcessFixtures.js';
+export { FULL, assertFreshBuild, exited, forkFixture, killAll, lastJsonLine, messageOfType, nextMessage, packageFixtures, runKillable } from './childProcessFixtures.js';
+export type { KillableExit, KillableOptions, PackageFixtures } from './childProcessFixtures.js';
+export { rejection } from './rejection.js';
+export { tempDirectory } from './tempDirectory.js';
+export type { TempDirectory } from './tempDirectory.js';
+export { seedTeam } from './seedTeam.js';
+export type { SeedRoom, SeedTeam, SeedTeamOptions } from './seedTeam.js';
+export { TEST_TIMESTAMP, newBatch, newEvent, readAll } from './storageEvents.js';
+export type { ReadableStorage, TestEvent, TestJson } from './storageEvents.js';
+export { killAndRecover } from './killAndRecover.js';
+export type { KillAndRecoverCounts, KillAndRecoverOptions } from './killAndRecover.js';

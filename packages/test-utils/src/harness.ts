@@ -1,0 +1,4 @@
+// `@roundtable/test-utils/harness`: the storage crash and race harnesses (they assert with vitest's `expect`).
+export { killWritersMidAppend, raceTwoProcesses } from './storageFaults.js';
+export type { HarnessStorage, KillWritersOptions, RaceOptions } from './storageFaults.js';
+export { postgresTestDatabase, postgresTestUrl, rawPostgresClient } from './postgresTestDatabase.js';

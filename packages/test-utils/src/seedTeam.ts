@@ -1,0 +1,58 @@
+/** A room of a team definition: its id and its member ids. */
+export interface SeedRoom {
+  readonly id: string;
+  readonly members: string[];
+}
+
+export interface SeedTeamOptions {
+  /** Default 1. */
+  readonly globalConcurrency?: number;
+  /** Default 2: writer, reviewer, writer. */
+  readonly maxTurnsPerMember?: number;
+  /** Default 3. */
+  readonly tailMessages?: number;
+  /** Default one room `review` with both members. */
+  readonly rooms?: SeedRoom[];
+}
+
+/**
+ * The seed's team definition as plain data (it compiles with `compileGraph(teamGraphType, …)`):
+ * the member ids are literal types, so `teamMembers` bindings are checked against them.
+ */
+export interface SeedTeam {
+  id: 'release-team';
+  definitionVersion: 1;
+  data: {
+    task: string;
+    globalConcurrency: number;
+    maxTurnsPerMember: number;
+    communication: { rooms: SeedRoom[]; tailMessages: number };
+  };
+  nodes: [{ id: 'writer'; data: { role: 'writer'; brief: string } }, { id: 'reviewer'; data: { role: 'reviewer'; brief: string; initialTurn: false } }];
+  edges: [];
+}
+
+/**
+ * The seed document's release team (shared/seed/team-conversation.txt): a writer with the first
+ * turn and a reviewer who waits to be mentioned, in one room `review`. A fresh object each call.
+ */
+export function seedTeam(options: SeedTeamOptions = {}): SeedTeam {
+  return {
+    id: 'release-team',
+    definitionVersion: 1,
+    data: {
+      task: 'Write the release notes.',
+      globalConcurrency: options.globalConcurrency ?? 1,
+      maxTurnsPerMember: options.maxTurnsPerMember ?? 2,
+      communication: {
+        rooms: options.rooms ?? [{ id: 'review', members: ['writer', 'reviewer'] }],
+        tailMessages: options.tailMessages ?? 3,
+      },
+    },
+    nodes: [
+      { id: 'writer', data: { role: 'writer', brief: 'Draft the notes and ask for a review.' } },
+      { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
+    ],
+    edges: [],
+  };
+}
