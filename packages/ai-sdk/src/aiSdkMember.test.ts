@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pairTeam } from '@roundtable/test-utils';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamGraphResult } from '@roundtable/graph';
 import { createGraphExecutor, teamMembers } from '@roundtable/scheduler';
@@ -440,16 +441,7 @@ describe('aiSdkMember: tools, steps, timeouts and budgets', () => {
 
 describe('aiSdkMember: bad arguments', () => {
   it('checks the member id at compile time when the definition is a literal, and always at run time', () => {
-    const literal = compileGraph(teamGraphType, {
-      id: 'pair',
-      definitionVersion: 1,
-      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
-      nodes: [
-        { id: 'lead', data: { role: 'lead', brief: 'b' } },
-        { id: 'aide', data: { role: 'aide', brief: 'b' } },
-      ],
-      edges: [],
-    });
+    const literal = compileGraph(teamGraphType, pairTeam());
     const model = scriptedModel(() => ({ json: { summary: 'x' } }));
     expect(aiSdkMember(literal, 'lead', { model }).retrySafe).toBe(true);
     // @ts-expect-error "Lead" is not a member id of this team

@@ -5,11 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { followStream } from '@roundtable/storage';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
 import { createSqliteStorage } from './index.js';
-import { tempDirectory } from '../test/helpers.js';
+import { newEvent, tempDirectory } from '../test/helpers.js';
 
-function event(id: string): NewEvent {
-  return { eventId: id, type: 'test:event', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: 'run', causationId: null, payload: { id } };
-}
+const event = (id: string): NewEvent => newEvent(id, { id });
 
 async function followUntil(storage: RunStorage, streamId: string, count: number, pollIntervalMs: number): Promise<number[]> {
   const controller = new AbortController();

@@ -1,24 +1,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
+import { expect, it } from 'vitest';
 import { FULL } from '@roundtable/test-utils';
 import { killWritersMidAppend } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
-import { assertFreshBuild, forkFixture, killAll, tempDirectory } from './helpers.js';
+import { childProcessScratch, forkFixture } from './helpers.js';
 
-let directory: string;
-let cleanup: () => void;
-const children: ChildProcess[] = [];
-
-beforeAll(() => assertFreshBuild());
-beforeEach(() => {
-  ({ directory, cleanup } = tempDirectory());
-});
-afterEach(() => {
-  killAll(children);
-  cleanup();
-});
+const { children, directory } = childProcessScratch();
 
 // FAULT_SCALE=full (`pnpm test:faults`) runs the long form: 1,000 kills over 10 database files
 // (fast NORMAL-mode writers fill a file quickly; a file per 100 kills keeps each one's reads and
@@ -30,7 +18,7 @@ const KILLS = FILES * KILLS_PER_FILE;
 it(`survives ${KILLS} SIGKILLs at random moments mid-append: every batch whole, nothing acknowledged lost, appending continues`, async () => {
   let acknowledged = 0;
   for (let file = 0; file < FILES; file++) {
-    const filename = join(directory, `runs-${file}.db`);
+    const filename = join(directory(), `runs-${file}.db`);
     // Three writers at a time on one file, each killed 5–40 ms after it is ready; a fresh
     // instance checks after each kill. Every other writer uses synchronous NORMAL (a process
     // crash loses nothing in either mode: only a power loss can cost NORMAL its last commits).

@@ -1,27 +1,16 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { FULL } from '@roundtable/test-utils';
 import { raceTwoProcesses } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
-import { assertFreshBuild, exited, forkFixture, killAll, messageOfType, nextMessage, tempDirectory } from './helpers.js';
+import { childProcessScratch, exited, forkFixture, messageOfType, nextMessage } from './helpers.js';
 
 // 1,000 rounds in the long form (FAULT_SCALE=full, `pnpm test:faults`), 200 by default.
 const ROUNDS = FULL ? 1000 : 200;
 
-let directory: string;
-let cleanup: () => void;
-const children: ChildProcess[] = [];
-
-beforeAll(() => assertFreshBuild());
-beforeEach(() => {
-  ({ directory, cleanup } = tempDirectory());
-});
-afterEach(() => {
-  killAll(children);
-  cleanup();
-});
+const { children, directory } = childProcessScratch();
 
 function fork(name: string, args: string[]): ChildProcess {
   const child = forkFixture(name, args);
@@ -31,7 +20,7 @@ function fork(name: string, args: string[]): ChildProcess {
 
 describe('several processes on one file', () => {
   it(`two processes racing ${ROUNDS} rounds on one expected revision: exactly one wins each, nothing lost or duplicated`, async () => {
-    const filename = join(directory, 'runs.db');
+    const filename = join(directory(), 'runs.db');
     await raceTwoProcesses({
       rounds: ROUNDS,
       freeForAll: 300,
@@ -43,7 +32,7 @@ describe('several processes on one file', () => {
 
   it('two processes opening a fresh file at the same moment both work, and it is migrated once', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
-      const filename = join(directory, `fresh-${attempt}.db`);
+      const filename = join(directory(), `fresh-${attempt}.db`);
       const workers = ['one', 'two'].map((name) => fork('openWorker.mjs', [filename, name]));
       await Promise.all(workers.map((worker) => nextMessage(worker, messageOfType('booted'))));
       const outcomes = workers.map((worker) => nextMessage(worker, (message): message is { type: string; head?: number; message?: string } => typeof message === 'object' && message !== null));

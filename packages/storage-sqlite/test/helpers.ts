@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { packageFixtures } from '@roundtable/test-utils';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { killAll, packageFixtures, tempDirectory } from '@roundtable/test-utils';
+import type { TempDirectory } from '@roundtable/test-utils';
 
-export { exited, killAll, messageOfType, newBatch, newEvent, nextMessage, readAll, rejection, tempDirectory } from '@roundtable/test-utils';
+export { exited, messageOfType, newBatch, newEvent, nextMessage, readAll, rejection, tempDirectory } from '@roundtable/test-utils';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -10,3 +13,21 @@ export function sha256(text: string): string {
 
 /** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
 export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'storage-sqlite');
+
+/**
+ * The hooks of a child-process test file: the build is checked once, each test gets a fresh
+ * directory, and after each test every child still running is killed and the directory removed.
+ */
+export function childProcessScratch(): { readonly children: ChildProcess[]; readonly directory: () => string } {
+  const children: ChildProcess[] = [];
+  let scratch: TempDirectory | undefined;
+  beforeAll(() => assertFreshBuild());
+  beforeEach(() => {
+    scratch = tempDirectory();
+  });
+  afterEach(() => {
+    killAll(children);
+    scratch?.cleanup();
+  });
+  return { children, directory: () => scratch!.directory };
+}

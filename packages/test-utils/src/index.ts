@@ -9,8 +9,8 @@ export type { KillableExit, KillableOptions, PackageFixtures } from './childProc
 export { rejection } from './rejection.js';
 export { tempDirectory } from './tempDirectory.js';
 export type { TempDirectory } from './tempDirectory.js';
-export { seedTeam } from './seedTeam.js';
-export type { SeedRoom, SeedTeam, SeedTeamOptions } from './seedTeam.js';
+export { pairTeam, seedTeam } from './seedTeam.js';
+export type { PairTeam, SeedRoom, SeedTeam, SeedTeamOptions } from './seedTeam.js';
 export { TEST_TIMESTAMP, newBatch, newEvent, readAll } from './storageEvents.js';
 export type { ReadableStorage, TestEvent, TestJson } from './storageEvents.js';
 export { killAndRecover } from './killAndRecover.js';

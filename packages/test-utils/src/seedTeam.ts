@@ -1,8 +1,5 @@
-/** A room of a team definition: its id and its member ids. */
-export interface SeedRoom {
-  readonly id: string;
-  readonly members: string[];
-}
+/** A room of a team definition: its id and its member ids. (Type aliases, not interfaces, so they are assignable to `Json`.) */
+export type SeedRoom = { readonly id: string; readonly members: string[] };
 
 export interface SeedTeamOptions {
   /** Default 1. */
@@ -19,7 +16,7 @@ export interface SeedTeamOptions {
  * The seed's team definition as plain data (it compiles with `compileGraph(teamGraphType, …)`):
  * the member ids are literal types, so `teamMembers` bindings are checked against them.
  */
-export interface SeedTeam {
+export type SeedTeam = {
   id: 'release-team';
   definitionVersion: 1;
   data: {
@@ -30,7 +27,7 @@ export interface SeedTeam {
   };
   nodes: [{ id: 'writer'; data: { role: 'writer'; brief: string } }, { id: 'reviewer'; data: { role: 'reviewer'; brief: string; initialTurn: false } }];
   edges: [];
-}
+};
 
 /**
  * The seed document's release team (shared/seed/team-conversation.txt): a writer with the first
@@ -52,6 +49,31 @@ export function seedTeam(options: SeedTeamOptions = {}): SeedTeam {
     nodes: [
       { id: 'writer', data: { role: 'writer', brief: 'Draft the notes and ask for a review.' } },
       { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
+    ],
+    edges: [],
+  };
+}
+
+/**
+ * A two-member team without rooms, `lead` and `aide`, one turn each: the smallest team with
+ * literal member ids, for tests of what is checked at compile time (`'Lead'` is a type error).
+ */
+export type PairTeam = {
+  id: 'pair';
+  definitionVersion: 1;
+  data: { task: string; globalConcurrency: number; maxTurnsPerMember: number };
+  nodes: [{ id: 'lead'; data: { role: 'lead'; brief: string } }, { id: 'aide'; data: { role: 'aide'; brief: string } }];
+  edges: [];
+};
+
+export function pairTeam(): PairTeam {
+  return {
+    id: 'pair',
+    definitionVersion: 1,
+    data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
+    nodes: [
+      { id: 'lead', data: { role: 'lead', brief: 'b' } },
+      { id: 'aide', data: { role: 'aide', brief: 'b' } },
     ],
     edges: [],
   };

@@ -1,16 +1,8 @@
 /** A JSON value (the same shape as `Json` in @roundtable/core). */
 export type TestJson = null | boolean | number | string | TestJson[] | { [key: string]: TestJson };
 
-/** An event to append (the shape of `NewEvent` in @roundtable/storage). */
-export interface TestEvent {
-  readonly eventId: string;
-  readonly type: string;
-  readonly version: number;
-  readonly timestamp: string;
-  readonly correlationId: string;
-  readonly causationId: string | null;
-  readonly payload: TestJson;
-}
+/** An event to append: the shape of `NewEvent` in @roundtable/storage, which this package does not depend on. */
+export type TestEvent = Readonly<{ eventId: string; type: string; version: number; timestamp: string; correlationId: string; causationId: string | null; payload: TestJson }>;
 
 /** The fixed timestamp of every test event, so records are byte-for-byte repeatable. */
 export const TEST_TIMESTAMP = '2025-01-02T03:04:05.678Z';

@@ -2,24 +2,11 @@
 import { compileGraph, teamGraphType, teamPosition } from '../index.js';
 import type { CompiledGraph, DispatchCommand, GraphEvent, TeamDefinition, TeamPost, TeamState } from '../index.js';
 import type { Json } from '@roundtable/core';
+import { seedTeam as sharedSeedTeam } from '@roundtable/test-utils';
 
-/** The seed's release team: a writer (initial turn) and a reviewer (no initial turn) in room `review`. */
+/** The seed's release team (from @roundtable/test-utils) with two turns at a time. */
 export function seedTeam(): TeamDefinition {
-  return {
-    id: 'release-team',
-    definitionVersion: 1,
-    data: {
-      task: 'Write the release notes.',
-      globalConcurrency: 2,
-      maxTurnsPerMember: 2,
-      communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: 3 },
-    },
-    nodes: [
-      { id: 'writer', data: { role: 'writer', brief: 'Draft the notes and ask for a review.' } },
-      { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
-    ],
-    edges: [],
-  };
+  return sharedSeedTeam({ globalConcurrency: 2 });
 }
 
 /** A team of the given members, all in one room `all` (unless `rooms` is given). */
