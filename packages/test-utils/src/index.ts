@@ -15,3 +15,5 @@ export { TEST_TIMESTAMP, newBatch, newEvent, readAll } from './storageEvents.js'
 export type { ReadableStorage, TestEvent, TestJson } from './storageEvents.js';
 export { killAndRecover } from './killAndRecover.js';
 export type { KillAndRecoverCounts, KillAndRecoverOptions } from './killAndRecover.js';
+export { DEFAULT_REPOSITORY_FILES, scratchRepository } from './scratchRepository.js';
+export type { ScratchRepository } from './scratchRepository.js';
