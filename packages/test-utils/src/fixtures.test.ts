@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, readAll, rejection, runKillable, seedTeam, tempDirectory } from './index.js';
+import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, runKillable, seedTeam, teamDefinition, tempDirectory, wrapStorage } from './index.js';
 import { runToEnd } from './workers.js';
 
 describe('seedTeam', () => {
@@ -14,6 +14,24 @@ describe('seedTeam', () => {
     expect(seedTeam().data.task).toBe('Write the release notes.');
     const rooms = [{ id: 'side', members: ['writer'] }];
     expect(seedTeam({ globalConcurrency: 2, maxTurnsPerMember: 4, tailMessages: 1, rooms }).data).toMatchObject({ globalConcurrency: 2, maxTurnsPerMember: 4, communication: { rooms, tailMessages: 1 } });
+  });
+});
+
+describe('teamDefinition', () => {
+  it('puts every member in one room by default, takes null for no rooms, and defaults roles, briefs and limits', () => {
+    expect(teamDefinition({ members: [{ id: 'a' }, { id: 'b', initialTurn: false }] })).toEqual({
+      id: 'team',
+      definitionVersion: 1,
+      data: { task: 'task', globalConcurrency: 10, maxTurnsPerMember: 5, communication: { rooms: [{ id: 'all', members: ['a', 'b'] }], tailMessages: 10 } },
+      nodes: [
+        { id: 'a', data: { role: 'a-role', brief: 'a-brief' } },
+        { id: 'b', data: { role: 'b-role', brief: 'b-brief', initialTurn: false } },
+      ],
+      edges: [],
+    });
+    expect(teamDefinition({ members: [{ id: 'a', role: 'r', brief: 'b' }], rooms: null }).data).toEqual({ task: 'task', globalConcurrency: 10, maxTurnsPerMember: 5 });
+    expect(pairTeam().nodes.map((node) => node.id)).toEqual(['lead', 'aide']);
+    expect(pairTeam().data).toEqual({ task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 });
   });
 });
 
@@ -34,6 +52,32 @@ describe('event builders', () => {
     };
     expect(await readAll(storage, 's')).toEqual(stored);
     expect(await readAll(storage, 's', 2)).toEqual([{ revision: 3 }]);
+  });
+});
+
+describe('wrapStorage', () => {
+  it('delegates every method but the ones replaced', async () => {
+    const calls: string[] = [];
+    const inner = {
+      identity: { kind: 'x' },
+      head: (id: string) => (calls.push(`head ${id}`), Promise.resolve(1)),
+      read: async function* (id: string) {
+        calls.push(`read ${id}`);
+        yield* await Promise.resolve([]);
+      },
+      append: (id: string) => (calls.push(`append ${id}`), Promise.resolve(2)),
+      streams: async function* () {
+        yield* await Promise.resolve([]);
+      },
+      close: () => (calls.push('close'), Promise.resolve()),
+    };
+    const wrapped = wrapStorage(inner, { append: (id: string) => (calls.push(`replaced ${id}`), Promise.resolve(3)) });
+    expect(wrapped.identity).toBe(inner.identity);
+    expect(await wrapped.head('s')).toBe(1);
+    expect(await readAll(wrapped, 's')).toEqual([]);
+    expect(await wrapped.append('s')).toBe(3);
+    await wrapped.close();
+    expect(calls).toEqual(['head s', 'read s', 'replaced s', 'close']);
   });
 });
 

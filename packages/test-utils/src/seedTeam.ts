@@ -1,5 +1,5 @@
-/** A room of a team definition: its id and its member ids. (Type aliases, not interfaces, so they are assignable to `Json`.) */
-export type SeedRoom = { readonly id: string; readonly members: string[] };
+import { teamDefinition } from './teamDefinition.js';
+import type { SeedRoom } from './teamDefinition.js';
 
 export interface SeedTeamOptions {
   /** Default 1. */
@@ -34,24 +34,18 @@ export type SeedTeam = {
  * turn and a reviewer who waits to be mentioned, in one room `review`. A fresh object each call.
  */
 export function seedTeam(options: SeedTeamOptions = {}): SeedTeam {
-  return {
+  return teamDefinition({
     id: 'release-team',
-    definitionVersion: 1,
-    data: {
-      task: 'Write the release notes.',
-      globalConcurrency: options.globalConcurrency ?? 1,
-      maxTurnsPerMember: options.maxTurnsPerMember ?? 2,
-      communication: {
-        rooms: options.rooms ?? [{ id: 'review', members: ['writer', 'reviewer'] }],
-        tailMessages: options.tailMessages ?? 3,
-      },
-    },
-    nodes: [
-      { id: 'writer', data: { role: 'writer', brief: 'Draft the notes and ask for a review.' } },
-      { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
+    task: 'Write the release notes.',
+    members: [
+      { id: 'writer', role: 'writer', brief: 'Draft the notes and ask for a review.' },
+      { id: 'reviewer', role: 'reviewer', brief: 'Review the draft.', initialTurn: false },
     ],
-    edges: [],
-  };
+    rooms: options.rooms ?? [{ id: 'review', members: ['writer', 'reviewer'] }],
+    globalConcurrency: options.globalConcurrency ?? 1,
+    maxTurnsPerMember: options.maxTurnsPerMember ?? 2,
+    tailMessages: options.tailMessages ?? 3,
+  }) as SeedTeam;
 }
 
 /**
@@ -67,14 +61,9 @@ export type PairTeam = {
 };
 
 export function pairTeam(): PairTeam {
-  return {
-    id: 'pair',
-    definitionVersion: 1,
-    data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
-    nodes: [
-      { id: 'lead', data: { role: 'lead', brief: 'b' } },
-      { id: 'aide', data: { role: 'aide', brief: 'b' } },
-    ],
-    edges: [],
-  };
+  const members = [
+    { id: 'lead', role: 'lead', brief: 'b' },
+    { id: 'aide', role: 'aide', brief: 'b' },
+  ];
+  return teamDefinition({ id: 'pair', task: 't', members, rooms: null, globalConcurrency: 1, maxTurnsPerMember: 1 }) as PairTeam;
 }
