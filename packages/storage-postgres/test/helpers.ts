@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { packageFixtures } from '@roundtable/test-utils';
-import { postgresTestDatabase } from '@roundtable/test-utils/harness';
+import type { ChildProcess } from 'node:child_process';
+import { childProcessSuite, postgresTestDatabase } from '@roundtable/test-utils/harness';
 import type { TestDatabase } from '@roundtable/test-utils';
 
-export { FULL, exited, killAll, newBatch, newEvent, nextMessage, readAll, rejection } from '@roundtable/test-utils';
+export { FULL, exited, newBatch, newEvent, nextMessage, readAll, rejection } from '@roundtable/test-utils';
 export { rawPostgresClient as rawClient } from '@roundtable/test-utils/harness';
 
 /** A database of this test file's own. */
@@ -13,3 +14,9 @@ export function testDatabase(prefix = 'storage_pg'): Promise<TestDatabase> {
 
 /** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
 export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'storage-postgres');
+
+/** The hooks of a child-process test file: the build checked, a database for the file, every child still running killed after each test. */
+export function childProcessDatabase(prefix: string): { readonly children: ChildProcess[]; readonly database: () => TestDatabase } {
+  const suite = childProcessSuite({ assertFreshBuild, setUp: () => testDatabase(prefix), tearDown: (database) => database.drop(), perTest: false });
+  return { children: suite.children, database: suite.current };
+}

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, beforeAll, beforeEach } from 'vitest';
-import { killAll, packageFixtures, tempDirectory } from '@roundtable/test-utils';
-import type { TempDirectory } from '@roundtable/test-utils';
+import { packageFixtures, tempDirectory } from '@roundtable/test-utils';
+import { childProcessSuite } from '@roundtable/test-utils/harness';
 
 export { exited, messageOfType, newBatch, newEvent, nextMessage, readAll, rejection, tempDirectory } from '@roundtable/test-utils';
 
@@ -19,15 +18,6 @@ export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(n
  * directory, and after each test every child still running is killed and the directory removed.
  */
 export function childProcessScratch(): { readonly children: ChildProcess[]; readonly directory: () => string } {
-  const children: ChildProcess[] = [];
-  let scratch: TempDirectory | undefined;
-  beforeAll(() => assertFreshBuild());
-  beforeEach(() => {
-    scratch = tempDirectory();
-  });
-  afterEach(() => {
-    killAll(children);
-    scratch?.cleanup();
-  });
-  return { children, directory: () => scratch!.directory };
+  const suite = childProcessSuite({ assertFreshBuild, setUp: () => tempDirectory(), tearDown: (scratch) => scratch.cleanup(), perTest: true });
+  return { children: suite.children, directory: () => suite.current().directory };
 }

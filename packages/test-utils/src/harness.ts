@@ -2,3 +2,5 @@
 export { killWritersMidAppend, raceTwoProcesses } from './storageFaults.js';
 export type { HarnessStorage, KillWritersOptions, RaceOptions } from './storageFaults.js';
 export { postgresTestDatabase, postgresTestUrl, rawPostgresClient } from './postgresTestDatabase.js';
+export { childProcessSuite, tempDirectoryPerFile } from './childProcessSuite.js';
+export type { ChildProcessSuite, ChildProcessSuiteOptions } from './childProcessSuite.js';
