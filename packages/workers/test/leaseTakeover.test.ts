@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { messageOfType as isType } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import type { WorkerStats } from '../src/index.js';
@@ -28,11 +29,6 @@ afterEach(() => {
   }
 });
 afterAll(() => database.drop());
-
-const isType =
-  <T extends { type: string }>(type: T['type']) =>
-  (message: unknown): message is T =>
-    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
 it('a worker whose lease was taken over is refused when it writes, and the run ends as if it had never run', async () => {
   const reference = await referenceRun(TURNS);

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { messageOfType as isType } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import { workersTeamGraph } from './team.mjs';
@@ -21,11 +22,6 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(() => database.drop());
-
-const isType =
-  <T extends { type: string }>(type: T['type']) =>
-  (message: unknown): message is T =>
-    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
 it(`${WORKERS} worker processes run ${RUNS} team runs to the single-process output, every position started exactly once`, async () => {
   const reference = await referenceRun(TURNS);
