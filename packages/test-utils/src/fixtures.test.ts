@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, runKillable, seedTeam, teamDefinition, tempDirectory, wrapStorage } from './index.js';
+import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, revisionsUntil, runKillable, seedTeam, teamDefinition, tempDirectory, wrapStorage } from './index.js';
 import { runToEnd } from './workers.js';
 
 describe('seedTeam', () => {
@@ -52,6 +52,16 @@ describe('event builders', () => {
     };
     expect(await readAll(storage, 's')).toEqual(stored);
     expect(await readAll(storage, 's', 2)).toEqual([{ revision: 3 }]);
+  });
+
+  it('revisionsUntil collects the first revisions of a follow, stops it, and drains what it yields after', async () => {
+    let stopped = false;
+    async function* follow() {
+      for (let revision = 1; !stopped; revision++) yield await Promise.resolve({ revision });
+    }
+    let stops = 0;
+    expect(await revisionsUntil(follow(), 2, () => ((stopped = true), stops++))).toEqual([1, 2]);
+    expect(stops).toBe(1);
   });
 });
 

@@ -11,7 +11,7 @@ export { tempDirectory } from './tempDirectory.js';
 export type { TempDirectory } from './tempDirectory.js';
 export { pairTeam, seedTeam } from './seedTeam.js';
 export type { PairTeam, SeedTeam, SeedTeamOptions } from './seedTeam.js';
-export { TEST_TIMESTAMP, newBatch, newEvent, readAll } from './storageEvents.js';
+export { TEST_TIMESTAMP, newBatch, newEvent, readAll, revisionsUntil } from './storageEvents.js';
 export type { ReadableStorage, TestEvent, TestJson } from './storageEvents.js';
 export { killAndRecover } from './killAndRecover.js';
 export type { KillAndRecoverCounts, KillAndRecoverOptions } from './killAndRecover.js';

@@ -28,3 +28,16 @@ export async function readAll<E>(storage: ReadableStorage<E>, streamId: string, 
   for await (const event of storage.read(streamId, after === undefined ? {} : { after })) events.push(event);
   return events;
 }
+
+/**
+ * The revisions of the first `count` events of `events` (a follow); then `stop()` is called
+ * (a follow's `controller.abort()`) and the rest of the iteration is drained, so the follow ends cleanly.
+ */
+export async function revisionsUntil(events: AsyncIterable<{ readonly revision: number }>, count: number, stop: () => void): Promise<number[]> {
+  const revisions: number[] = [];
+  for await (const event of events) {
+    revisions.push(event.revision);
+    if (revisions.length === count) stop();
+  }
+  return revisions;
+}
