@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { packageFixtures } from '@roundtable/test-utils';
-import type { ChildProcess } from 'node:child_process';
-import { childProcessSuite, postgresTestDatabase } from '@roundtable/test-utils/harness';
+import { childProcessDatabase as sharedChildProcessDatabase, postgresTestDatabase } from '@roundtable/test-utils/harness';
 import type { TestDatabase } from '@roundtable/test-utils';
 
 export { FULL, exited, newBatch, newEvent, nextMessage, readAll, rejection } from '@roundtable/test-utils';
@@ -16,7 +15,4 @@ export function testDatabase(prefix = 'storage_pg'): Promise<TestDatabase> {
 export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'storage-postgres');
 
 /** The hooks of a child-process test file: the build checked, a database for the file, every child still running killed after each test. */
-export function childProcessDatabase(prefix: string): { readonly children: ChildProcess[]; readonly database: () => TestDatabase } {
-  const suite = childProcessSuite({ assertFreshBuild, setUp: () => testDatabase(prefix), tearDown: (database) => database.drop(), perTest: false });
-  return { children: suite.children, database: suite.current };
-}
+export const childProcessDatabase = (prefix: string) => sharedChildProcessDatabase(assertFreshBuild, prefix);

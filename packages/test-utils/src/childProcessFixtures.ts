@@ -69,9 +69,13 @@ export const messageOfType =
   (message: unknown): message is T =>
     typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
-/** Kills every child in the list that is still running (an `afterEach` body), and empties the list. */
+/** Kills every child in the list that is still running (an `afterEach` body), and empties the list; a stopped (SIGSTOP) child is continued first, so the kill lands. */
 export function killAll(children: ChildProcess[]): void {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }
 }
 
 export interface KillableOptions {
