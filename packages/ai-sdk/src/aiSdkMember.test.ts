@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pairTeam } from '@roundtable/test-utils';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamGraphResult } from '@roundtable/graph';
 import { createGraphExecutor, teamMembers } from '@roundtable/scheduler';
@@ -7,7 +8,7 @@ import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-me
 import { tool } from 'ai';
 import { z } from 'zod';
 import { AiSdkMemberError, aiSdkMember, isAiSdkMemberError } from './index.js';
-import { compileThreeRoomTeam, promptText, readAll, scriptedModel, threeRoomTeam } from './testModels.js';
+import { compileThreeRoomTeam, promptText, readAll, runWithWriter, scriptedModel, threeRoomTeam } from './testModels.js';
 import type { ScriptedAnswer } from './testModels.js';
 
 const RUN = 'ai-run';
@@ -222,15 +223,7 @@ describe('aiSdkMember: refused output', () => {
     const graph = compileThreeRoomTeam();
     const storage = createMemoryStorage();
     const writer = scriptedModel(() => answer);
-    const quiet = scriptedModel(() => ({ json: { summary: 'quiet' } }));
-    const result = await (
-      await createGraphExecutor({
-        runId: RUN,
-        graph,
-        storage,
-        nodes: { writer: aiSdkMember(graph, 'writer', { model: writer }), reviewer: aiSdkMember(graph, 'reviewer', { model: quiet }), deployer: aiSdkMember(graph, 'deployer', { model: quiet }) },
-      })
-    ).run();
+    const result = await runWithWriter(RUN, graph, storage, aiSdkMember(graph, 'writer', { model: writer }));
     const events = await readAll(storage, RUN);
     const failures = events.filter((event) => event.type === 'graph:node-failed').map((event) => event.payload as { code: string; message: string });
     return { result, events, failures, calls: writer.doGenerateCalls.length };
@@ -275,15 +268,7 @@ describe('aiSdkMember: refused output', () => {
     const broken = scriptedModel(() => {
       throw new Error('upstream said: 503 overloaded');
     });
-    const quiet = scriptedModel(() => ({ json: { summary: 'quiet' } }));
-    const result = await (
-      await createGraphExecutor({
-        runId: RUN,
-        graph,
-        storage,
-        nodes: { writer: aiSdkMember(graph, 'writer', { model: broken }), reviewer: aiSdkMember(graph, 'reviewer', { model: quiet }), deployer: aiSdkMember(graph, 'deployer', { model: quiet }) },
-      })
-    ).run();
+    const result = await runWithWriter(RUN, graph, storage, aiSdkMember(graph, 'writer', { model: broken }));
     expect(result).toMatchObject({ kind: 'fail', code: 'TEAM_NODE_FAILED' });
     const failed = (await readAll(storage, RUN)).filter((event) => event.type === 'graph:node-failed').map((event) => event.payload);
     expect(failed.at(-1)).toMatchObject({ nodeId: 'writer', code: 'EFFECT_FAILED' });
@@ -353,14 +338,7 @@ describe('aiSdkMember: tools, steps, timeouts and budgets', () => {
       index === 0 ? { toolCalls: [{ toolName: 'lookup', input: { id: 'c-1' } }] } : { json: { summary: 'Looked it up.' } },
     );
     const storage = createMemoryStorage();
-    const result = await (
-      await createGraphExecutor({
-        runId: RUN,
-        graph,
-        storage,
-        nodes: { writer: aiSdkMember(graph, 'writer', { model: oneCall, tools: { lookup } }), reviewer: aiSdkMember(graph, 'reviewer', { model: quiet }), deployer: aiSdkMember(graph, 'deployer', { model: quiet }) },
-      })
-    ).run();
+    const result = await runWithWriter(RUN, graph, storage, aiSdkMember(graph, 'writer', { model: oneCall, tools: { lookup } }));
     expect(outputOf(result).agents[0]!.result!.summary).toBe('Looked it up.');
     expect(seen).toHaveLength(1);
     expect(oneCall.doGenerateCalls).toHaveLength(2);
@@ -406,16 +384,8 @@ describe('aiSdkMember: tools, steps, timeouts and budgets', () => {
           call.abortSignal!.addEventListener('abort', () => reject(new Error('the request was aborted')), { once: true });
         }),
     );
-    const quiet = scriptedModel(() => ({ json: { summary: 'quiet' } }));
     const storage = createMemoryStorage();
-    const result = await (
-      await createGraphExecutor({
-        runId: RUN,
-        graph,
-        storage,
-        nodes: { writer: aiSdkMember(graph, 'writer', { model: hanging, limits: { timeoutMs: 20 } }), reviewer: aiSdkMember(graph, 'reviewer', { model: quiet }), deployer: aiSdkMember(graph, 'deployer', { model: quiet }) },
-      })
-    ).run();
+    const result = await runWithWriter(RUN, graph, storage, aiSdkMember(graph, 'writer', { model: hanging, limits: { timeoutMs: 20 } }));
     expect(result).toMatchObject({ kind: 'fail', code: 'TEAM_NODE_FAILED' });
     expect(signals.length).toBeGreaterThan(0);
     expect(signals.every((signal) => signal.aborted)).toBe(true);
@@ -440,16 +410,7 @@ describe('aiSdkMember: tools, steps, timeouts and budgets', () => {
 
 describe('aiSdkMember: bad arguments', () => {
   it('checks the member id at compile time when the definition is a literal, and always at run time', () => {
-    const literal = compileGraph(teamGraphType, {
-      id: 'pair',
-      definitionVersion: 1,
-      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
-      nodes: [
-        { id: 'lead', data: { role: 'lead', brief: 'b' } },
-        { id: 'aide', data: { role: 'aide', brief: 'b' } },
-      ],
-      edges: [],
-    });
+    const literal = compileGraph(teamGraphType, pairTeam());
     const model = scriptedModel(() => ({ json: { summary: 'x' } }));
     expect(aiSdkMember(literal, 'lead', { model }).retrySafe).toBe(true);
     // @ts-expect-error "Lead" is not a member id of this team

@@ -2,7 +2,12 @@
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition } from '@roundtable/graph';
 import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
-import type { StoredEvent, RunStorage } from '@roundtable/storage';
+import { createGraphExecutor } from '@roundtable/scheduler';
+import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
+import type { RunStorage } from '@roundtable/storage';
+import { aiSdkMember } from './index.js';
+
+export { readAll } from '@roundtable/test-utils';
 import { MockLanguageModelV3 } from 'ai/test';
 
 /** writer and reviewer share "review"; writer and deployer share "ops"; reviewer and deployer share "back-room". */
@@ -88,8 +93,9 @@ export function promptText(call: LanguageModelV3CallOptions): { system: string; 
   return { system, user };
 }
 
-export async function readAll(storage: RunStorage, runId: string): Promise<StoredEvent[]> {
-  const events: StoredEvent[] = [];
-  for await (const event of storage.read(runId)) events.push(event);
-  return events;
+/** Runs the three-room team once on `storage`: `writer` as the writer, quiet models as reviewer and deployer. */
+export async function runWithWriter(runId: string, graph: ReturnType<typeof compileThreeRoomTeam>, storage: RunStorage, writer: NodeBinding): Promise<GraphRunResult> {
+  const quiet = scriptedModel(() => ({ json: { summary: 'quiet' } }));
+  const nodes = { writer, reviewer: aiSdkMember(graph, 'reviewer', { model: quiet }), deployer: aiSdkMember(graph, 'deployer', { model: quiet }) };
+  return (await createGraphExecutor({ runId, graph, storage, nodes })).run();
 }

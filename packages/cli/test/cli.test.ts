@@ -62,6 +62,20 @@ function sqliteEvents(path: string): unknown[] {
   }
 }
 
+
+/** Every fs batch file under `directory`, at any depth. */
+function batchFiles(directory: string): string[] {
+  const batches: string[] = [];
+  const visit = (path: string) => {
+    for (const name of readdirSync(path)) {
+      const child = join(path, name);
+      if (statSync(child).isDirectory()) visit(child);
+      else if (name.endsWith('.batch')) batches.push(child);
+    }
+  };
+  visit(directory);
+  return batches;
+}
 describe('roundtable runs', () => {
   it.each(ADAPTERS)('lists every run with its status on %s', async (adapter) => {
     const store = storeOf(adapter);
@@ -218,15 +232,7 @@ describe('roundtable verify', () => {
     for (let round = 0; round < cases; round++) {
       const directory = join(scratch, `fuzz-${round}`);
       cpSync(base, directory, { recursive: true });
-      const batches: string[] = [];
-      const visit = (path: string) => {
-        for (const name of readdirSync(path)) {
-          const child = join(path, name);
-          if (statSync(child).isDirectory()) visit(child);
-          else if (name.endsWith('.batch')) batches.push(child);
-        }
-      };
-      visit(directory);
+      const batches = batchFiles(directory);
       const victim = batches[Math.floor(random() * batches.length)]!;
       const bytes = readFileSync(victim);
       const damage = Math.floor(random() * 3);
@@ -246,15 +252,7 @@ describe('roundtable verify', () => {
   it('exits 1 on a damaged file (fs batch file, SQLite row) and never prints a stack', async () => {
     const damagedFs = join(scratch, 'damaged-fs');
     await writeRecord('fs', damagedFs, 'seed-run', 'seed');
-    const batches: string[] = [];
-    const visit = (path: string) => {
-      for (const name of readdirSync(path)) {
-        const child = join(path, name);
-        if (statSync(child).isDirectory()) visit(child);
-        else if (name.endsWith('.batch')) batches.push(child);
-      }
-    };
-    visit(damagedFs);
+    const batches = batchFiles(damagedFs);
     batches.sort();
     const victim = batches.find((path) => path.includes('seed-run'))!;
     writeFileSync(victim, Buffer.concat([readFileSync(victim), Buffer.from('garbage')]));

@@ -1,31 +1,24 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { team } from '@roundtable/team';
+import { scratchRepository } from '@roundtable/test-utils';
+import type { ScratchRepository } from '@roundtable/test-utils';
 import { assertBuilt, roundtable } from './helpers.js';
 
 // A callable team job (`@roundtable/team`, graph kind 'team-job') is read by the same commands
 // as a conversation: the CLI knows its graph type, so status and verify fold it strictly.
 
-let scratch: string;
+let scratch: ScratchRepository;
 let store: string;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', ...args], { cwd, encoding: 'utf8' });
-}
 
 beforeAll(async () => {
   assertBuilt();
-  scratch = mkdtempSync(join(tmpdir(), 'roundtable-cli-job-'));
-  const repository = join(scratch, 'repo');
-  execFileSync('git', ['init', '-q', '-b', 'main', repository]);
-  writeFileSync(join(repository, 'README.md'), '# scratch\n');
-  git(repository, 'add', '.');
-  git(repository, 'commit', '-qm', 'start');
-  store = join(scratch, 'record');
+  scratch = await scratchRepository({ 'README.md': '# scratch\n' });
+  const repository = scratch.dir;
+  store = `${scratch.dir}-record`;
   const job = team({
     task: 'Add two files.',
     repository,
@@ -44,8 +37,9 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(() => {
-  rmSync(scratch, { recursive: true, force: true });
+afterAll(async () => {
+  await scratch.remove();
+  await rm(store, { recursive: true, force: true });
 });
 
 describe('a team job record', () => {

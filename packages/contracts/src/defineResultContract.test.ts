@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pairTeam } from '@roundtable/test-utils';
 import { z } from 'zod';
 import { digest, isRoundtableError } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
@@ -92,16 +93,7 @@ describe('teamResultContract', () => {
 
 describe('teamResultContract and literal definitions', () => {
   it('checks the member id at compile time when the definition is a literal, and always at run time', () => {
-    const literal = compileGraph(teamGraphType, {
-      id: 'pair',
-      definitionVersion: 1,
-      data: { task: 't', globalConcurrency: 1, maxTurnsPerMember: 1 },
-      nodes: [
-        { id: 'lead', data: { role: 'lead', brief: 'b' } },
-        { id: 'aide', data: { role: 'aide', brief: 'b' } },
-      ],
-      edges: [],
-    });
+    const literal = compileGraph(teamGraphType, pairTeam());
     expect(teamResultContract(literal, 'lead').validate({ summary: 'ok' })).toEqual({ summary: 'ok' });
     // @ts-expect-error "Lead" is not a member id of this team
     const error = refusal(() => teamResultContract(literal, 'Lead'));

@@ -9,6 +9,7 @@ import * as storageMemory from '@roundtable/storage-memory';
 import * as scheduler from '@roundtable/scheduler';
 import * as rooms from '@roundtable/rooms';
 import * as contracts from '@roundtable/contracts';
+import { seedTeam } from '@roundtable/test-utils';
 import * as runtime from './index.js';
 import { compileGraph, createGraphExecutor, createMemoryStorage, projectTeamRooms, teamGraphType, teamMembers, teamOutput, teamResultContract } from './index.js';
 
@@ -58,21 +59,7 @@ describe('@roundtable/runtime', () => {
   });
 
   it('runs, replays and projects the seed conversation with one import', async () => {
-    const graph = compileGraph(teamGraphType, {
-      id: 'release-team',
-      definitionVersion: 1,
-      data: {
-        task: 'Write the notes.',
-        globalConcurrency: 1,
-        maxTurnsPerMember: 2,
-        communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: 3 },
-      },
-      nodes: [
-        { id: 'writer', data: { role: 'writer', brief: 'Draft.' } },
-        { id: 'reviewer', data: { role: 'reviewer', brief: 'Review.', initialTurn: false } },
-      ],
-      edges: [],
-    });
+    const graph = compileGraph(teamGraphType, seedTeam());
     const nodes = teamMembers(graph, {
       writer: {
         run: ({ input }) =>

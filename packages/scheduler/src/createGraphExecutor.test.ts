@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wrapStorage } from '@roundtable/test-utils';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType, GraphTypeFunctions } from '@roundtable/graph';
 import type { RunStorage } from '@roundtable/storage';
@@ -56,19 +57,14 @@ describe('the seed conversation', () => {
     await (await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage({ backing }), nodes: seedNodes })).run();
     const inner = createMemoryStorage({ backing });
     let eventsRead = 0;
-    const counting: RunStorage = {
-      identity: inner.identity,
-      head: (streamId) => inner.head(streamId),
-      append: (streamId, expected, events) => inner.append(streamId, expected, events),
-      streams: () => inner.streams(),
-      close: () => inner.close(),
+    const counting: RunStorage = wrapStorage(inner, {
       async *read(streamId, options) {
         for await (const event of inner.read(streamId, options)) {
           eventsRead++;
           yield event;
         }
       },
-    };
+    });
     const replay = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: counting, nodes: seedNodes });
     expect((await replay.run()).kind).toBe('complete');
     expect(eventsRead).toBe(await inner.head(RUN));

@@ -1,5 +1,6 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { wrapStorage } from '@roundtable/test-utils';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition, TeamTurnResult } from '@roundtable/graph';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
@@ -17,18 +18,13 @@ const RUN = 'grouped-1';
 function countingStorage(inner: RunStorage = createMemoryStorage()) {
   const appends: string[][] = [];
   let hold: ((events: readonly NewEvent[]) => Promise<void> | undefined) | null = null;
-  const storage: RunStorage = {
-    identity: inner.identity,
-    head: (streamId) => inner.head(streamId),
-    read: (streamId, options) => inner.read(streamId, options),
-    streams: () => inner.streams(),
-    close: () => inner.close(),
+  const storage: RunStorage = wrapStorage(inner, {
     async append(streamId, expected, events) {
       appends.push(events.map((event) => event.type.replace('graph:', '')));
       await hold?.(events);
       return inner.append(streamId, expected, events);
     },
-  };
+  });
   return { storage, appends, inner, holdWith: (fn: typeof hold) => (hold = fn) };
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { wrapStorage } from '@roundtable/test-utils';
 import type { Json } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
@@ -146,18 +147,13 @@ describe('backoff and a stop between a retry and the next attempt', () => {
     const nodes = { model: { run: failOnce, retry: { maxAttempts: 2, backoffMs: 3_600_000 } }, clerk: () => ({ summary: 'ok' }) };
     // The run is stopped during the backoff, as soon as node-retried is durable.
     const inner = createMemoryStorage({ backing });
-    const stopping: RunStorage = {
-      identity: inner.identity,
-      head: (streamId) => inner.head(streamId),
-      read: (streamId, options) => inner.read(streamId, options),
-      streams: () => inner.streams(),
-      close: () => inner.close(),
+    const stopping: RunStorage = wrapStorage(inner, {
       async append(streamId, expected, events) {
         const head = await inner.append(streamId, expected, events);
         if (events.some((event) => event.type === 'graph:node-retried')) controller.abort();
         return head;
       },
-    };
+    });
     const first = await createGraphExecutor({ runId: RUN, graph, storage: stopping, nodes });
     await expect(first.run(controller.signal)).rejects.toMatchObject({ code: 'ABORTED' });
     // An hour of backoff did not pass, so no second attempt started.

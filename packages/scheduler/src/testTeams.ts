@@ -1,24 +1,14 @@
 // Shared fixtures of the scheduler's tests (not exported from the package).
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition, TeamDispatchInput, TeamTurnResult } from '@roundtable/graph';
-import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
+import type { NewEvent, StoredEvent } from '@roundtable/storage';
+import { seedTeam as sharedSeedTeam } from '@roundtable/test-utils';
 
+export { readAll } from '@roundtable/test-utils';
+
+/** The seed's release team (from @roundtable/test-utils), one turn at a time. */
 export function seedTeam(overrides: { maxTurnsPerMember?: number; tailMessages?: number } = {}): TeamDefinition {
-  return {
-    id: 'release-team',
-    definitionVersion: 1,
-    data: {
-      task: 'Ship the release notes.',
-      globalConcurrency: 1,
-      maxTurnsPerMember: overrides.maxTurnsPerMember ?? 2,
-      communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: overrides.tailMessages ?? 3 },
-    },
-    nodes: [
-      { id: 'writer', data: { role: 'writer', brief: 'Draft the notes, then apply the review.' } },
-      { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
-    ],
-    edges: [],
-  };
+  return sharedSeedTeam(overrides);
 }
 
 export const compileSeed = (overrides?: Parameters<typeof seedTeam>[0]) => compileGraph(teamGraphType, seedTeam(overrides));
@@ -37,12 +27,6 @@ export const seedNodes = {
   },
   reviewer: (): TeamTurnResult => ({ summary: 'Reviewed.', posts: [{ roomId: 'review', text: REVIEW_REPLY, mentions: ['writer'] }] }),
 };
-
-export async function readAll(storage: RunStorage, runId: string): Promise<StoredEvent[]> {
-  const events: StoredEvent[] = [];
-  for await (const event of storage.read(runId)) events.push(event);
-  return events;
-}
 
 /** A deterministic clock and id source, so two runs write identical records. */
 export function deterministic(prefix = 'e') {

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { followStream } from '@roundtable/storage';
+import { revisionsUntil } from '@roundtable/test-utils';
 import { createFsStorage } from './index.js';
 import { builtEntry, newEvent, removeTempDirectories, tempDirectory } from './__fixtures__/support.js';
 
@@ -10,14 +11,9 @@ afterAll(removeTempDirectories);
 
 const APPEND_WORKER = fileURLToPath(new URL('./__fixtures__/appendWorker.mjs', import.meta.url));
 
-async function followUntil(storage: ReturnType<typeof createFsStorage>, streamId: string, count: number, pollIntervalMs: number): Promise<number[]> {
+function followUntil(storage: ReturnType<typeof createFsStorage>, streamId: string, count: number, pollIntervalMs: number): Promise<number[]> {
   const controller = new AbortController();
-  const revisions: number[] = [];
-  for await (const event of followStream(storage, streamId, { signal: controller.signal, pollIntervalMs })) {
-    revisions.push(event.revision);
-    if (revisions.length === count) controller.abort();
-  }
-  return revisions;
+  return revisionsUntil(followStream(storage, streamId, { signal: controller.signal, pollIntervalMs }), count, () => controller.abort());
 }
 
 describe('fs change hints', () => {

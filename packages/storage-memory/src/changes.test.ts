@@ -1,11 +1,10 @@
 import { followStream } from '@roundtable/storage';
 import type { NewEvent } from '@roundtable/storage';
 import { describe, expect, it } from 'vitest';
+import { newEvent } from '@roundtable/test-utils';
 import { createMemoryBacking, createMemoryStorage } from './index.js';
 
-function event(id: number): NewEvent {
-  return { eventId: `e-${id}`, type: 'test:e', version: 1, timestamp: '2026-01-01T00:00:00.000Z', correlationId: 'c', causationId: null, payload: { id } };
-}
+const event = (id: number): NewEvent => newEvent(`e-${id}`, { id });
 
 describe('memory change hints', () => {
   it('wake a follower on another instance of the backing at once, without polling', async () => {

@@ -3,6 +3,7 @@ import type { RunStorage, StorageOptions } from '@roundtable/storage';
 import { runStorageConformance } from '@roundtable/storage/conformance';
 import type { StorageConformanceResult } from '@roundtable/storage/conformance';
 import { describe, expect, it } from 'vitest';
+import { wrapStorage } from '@roundtable/test-utils';
 import { createMemoryBacking, createMemoryStorage } from './index.js';
 
 /** Runs the kit over one fresh backing, each instance made by `create`. */
@@ -12,17 +13,7 @@ function runOverOneBacking(create: (options: StorageOptions & { backing: ReturnT
 }
 
 /** `inner` with some methods replaced (a class instance cannot simply be spread). */
-function alter(inner: RunStorage, overrides: Partial<RunStorage>): RunStorage {
-  return {
-    identity: inner.identity,
-    head: (streamId) => inner.head(streamId),
-    read: (streamId, options) => inner.read(streamId, options),
-    append: (streamId, expectedRevision, events) => inner.append(streamId, expectedRevision, events),
-    streams: () => inner.streams(),
-    close: () => inner.close(),
-    ...overrides,
-  };
-}
+const alter = (inner: RunStorage, overrides: Partial<RunStorage>): RunStorage => wrapStorage(inner, overrides);
 
 function failedCases(result: StorageConformanceResult): string[] {
   return [...new Set(result.failures.map((failure) => failure.case))].sort();

@@ -3,19 +3,12 @@ import { isStorageError } from '@roundtable/storage';
 import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { newEvent } from '@roundtable/test-utils';
 import { createMemoryBacking, createMemoryStorage } from './index.js';
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-const event = (eventId: string, payload: NewEvent['payload'] = { text: eventId }): NewEvent => ({
-  eventId,
-  type: 'test:event',
-  version: 1,
-  timestamp: '2025-01-02T03:04:05.678Z',
-  correlationId: 'corr',
-  causationId: null,
-  payload,
-});
+const event = (eventId: string, payload: NewEvent['payload'] = { text: eventId }): NewEvent => newEvent(eventId, payload, { correlationId: 'corr' });
 
 async function readAll(storage: RunStorage, streamId: string): Promise<StoredEvent[]> {
   const events: StoredEvent[] = [];

@@ -3,22 +3,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { followStream } from '@roundtable/storage';
+import { revisionsUntil } from '@roundtable/test-utils';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
 import { createSqliteStorage } from './index.js';
-import { tempDirectory } from '../test/helpers.js';
+import { newEvent, tempDirectory } from '../test/helpers.js';
 
-function event(id: string): NewEvent {
-  return { eventId: id, type: 'test:event', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: 'run', causationId: null, payload: { id } };
-}
+const event = (id: string): NewEvent => newEvent(id, { id });
 
-async function followUntil(storage: RunStorage, streamId: string, count: number, pollIntervalMs: number): Promise<number[]> {
+function followUntil(storage: RunStorage, streamId: string, count: number, pollIntervalMs: number): Promise<number[]> {
   const controller = new AbortController();
-  const revisions: number[] = [];
-  for await (const stored of followStream(storage, streamId, { signal: controller.signal, pollIntervalMs })) {
-    revisions.push(stored.revision);
-    if (revisions.length === count) controller.abort();
-  }
-  return revisions;
+  return revisionsUntil(followStream(storage, streamId, { signal: controller.signal, pollIntervalMs }), count, () => controller.abort());
 }
 
 describe('SQLite change hints (PRAGMA data_version)', () => {

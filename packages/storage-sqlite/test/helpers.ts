@@ -1,82 +1,23 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
+import { packageFixtures, tempDirectory } from '@roundtable/test-utils';
+import { childProcessSuite } from '@roundtable/test-utils/harness';
 
-/** A fresh directory under the OS temp dir; `cleanup` removes it. */
-export function tempDirectory(prefix = 'roundtable-sqlite-'): { directory: string; cleanup: () => void } {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
-  return { directory, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
-}
-
-export function newEvent(eventId: string, payload: NewEvent['payload'] = { eventId }): NewEvent {
-  return { eventId, type: 'test:event', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: 'test', causationId: null, payload };
-}
-
-export function newBatch(prefix: string, count: number): NewEvent[] {
-  return Array.from({ length: count }, (_, i) => newEvent(`${prefix}-${i + 1}`));
-}
-
-export async function readAll(storage: RunStorage, streamId: string, after?: number): Promise<StoredEvent[]> {
-  const events: StoredEvent[] = [];
-  for await (const event of storage.read(streamId, after === undefined ? {} : { after })) events.push(event);
-  return events;
-}
-
-/** The error a promise rejects with (fails the test if it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+export { exited, messageOfType, newBatch, newEvent, nextMessage, readAll, rejection, tempDirectory } from '@roundtable/test-utils';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+/** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
+export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'storage-sqlite');
 
-/** Child-process fixtures import the built package; refuse to test a missing or stale build. */
-export function assertFreshBuild(): void {
-  const built = join(packageRoot, 'dist', 'index.js');
-  if (!existsSync(built)) throw new Error('dist/index.js is missing: run `npx tsup` in packages/storage-sqlite first.');
-  const builtAt = statSync(built).mtimeMs;
-  const sources = readdirSync(join(packageRoot, 'src')).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
-  const stale = sources.filter((name) => statSync(join(packageRoot, 'src', name)).mtimeMs > builtAt);
-  if (stale.length > 0) throw new Error(`dist is older than src (${stale.join(', ')}): run \`npx tsup\` in packages/storage-sqlite first.`);
-}
-
-/** Forks a fixture from test/ with an IPC channel. */
-export function forkFixture(name: string, args: string[]): ChildProcess {
-  return fork(join(packageRoot, 'test', name), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-}
-
-/** Resolves with the next IPC message from `child` that `accept` takes. */
-export function nextMessage<T>(child: ChildProcess, accept: (message: unknown) => message is T): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: unknown) => {
-      if (!accept(message)) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(message);
-    };
-    const onExit = (code: number | null, signal: string | null) => {
-      child.off('message', onMessage);
-      reject(new Error(`fixture exited (code ${code}, signal ${signal}) before sending the expected message`));
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
-}
-
-export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+/**
+ * The hooks of a child-process test file: the build is checked once, each test gets a fresh
+ * directory, and after each test every child still running is killed and the directory removed.
+ */
+export function childProcessScratch(): { readonly children: ChildProcess[]; readonly directory: () => string } {
+  const suite = childProcessSuite({ assertFreshBuild, setUp: () => tempDirectory(), tearDown: (scratch) => scratch.cleanup(), perTest: true });
+  return { children: suite.children, directory: () => suite.current().directory };
 }

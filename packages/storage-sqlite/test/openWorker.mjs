@@ -2,6 +2,7 @@
 // reports the outcome: two of these started together race to create and migrate the file.
 // Protocol: sends { type: 'booted' }, waits for { startAt }, spins until then, opens.
 import process from 'node:process';
+import { errorCode, newEvent } from '@roundtable/test-utils/workers';
 import { createSqliteStorage } from '../dist/index.js';
 
 const [filename = '', name = ''] = process.argv.slice(2);
@@ -9,14 +10,11 @@ const [filename = '', name = ''] = process.argv.slice(2);
 async function openAndAppend() {
   try {
     const storage = createSqliteStorage({ filename });
-    const head = await storage.append(name, 0, [
-      { eventId: `${name}-1`, type: 'test:open', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: name, causationId: null, payload: null },
-    ]);
+    const head = await storage.append(name, 0, [newEvent(`${name}-1`, null, { type: 'test:open', correlationId: name })]);
     await storage.close();
     process.send?.({ type: 'opened', head });
   } catch (error) {
-    const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : null;
-    process.send?.({ type: 'failed', code, message: String(error) });
+    process.send?.({ type: 'failed', code: errorCode(error), message: String(error) });
   }
   process.disconnect?.();
 }

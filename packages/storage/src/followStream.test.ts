@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newEvent } from '@roundtable/test-utils';
 import { changeHints, followStream, isStorageError, prepareAppend, resolveAgainstHead, resolveStorageOptions } from './index.js';
 import type { NewEvent, RunStorage, StorageError, StoredEvent } from './index.js';
 
@@ -50,9 +51,7 @@ function hintingStore(hints: 'working' | 'none' | 'throwing' = 'working') {
   return { storage, counts: () => ({ subscribed, unsubscribed }) };
 }
 
-function event(id: number): NewEvent {
-  return { eventId: `e-${id}`, type: 'test:e', version: 1, timestamp: '2026-01-01T00:00:00.000Z', correlationId: 'c', causationId: null, payload: { id } };
-}
+const event = (id: number): NewEvent => newEvent(`e-${id}`, { id });
 
 async function take(iterable: AsyncIterable<StoredEvent>, count: number): Promise<number[]> {
   const revisions: number[] = [];

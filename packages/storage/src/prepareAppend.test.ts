@@ -2,6 +2,7 @@ import { canonicalJson, copyFrozenJson, isIdentifier, isWellFormedString } from 
 import type { Json } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { newEvent } from '@roundtable/test-utils';
 import {
   DEFAULT_STORAGE_LIMITS,
   MIN_KNOWN_SECRET_LENGTH,
@@ -18,16 +19,7 @@ import {
 import type { NewEvent, StorageConfig, StorageError, StorageErrorCode } from './index.js';
 
 const event = (eventId: string, payload: Json = { n: 1 }, overrides: Partial<Record<keyof NewEvent, unknown>> = {}): NewEvent =>
-  ({
-    eventId,
-    type: 'test:event',
-    version: 1,
-    timestamp: '2025-01-02T03:04:05.678Z',
-    correlationId: 'corr',
-    causationId: null,
-    payload,
-    ...overrides,
-  }) as NewEvent;
+  ({ ...newEvent(eventId, payload, { correlationId: 'corr' }), ...overrides }) as NewEvent;
 
 const config = (options: Parameters<typeof resolveStorageOptions>[0] = {}): StorageConfig => resolveStorageOptions(options);
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { wrapStorage } from '@roundtable/test-utils';
 import { compileGraph, foldStream } from '@roundtable/graph';
 import type { GraphDefinition } from '@roundtable/graph';
 import { loadRunDefinition } from '@roundtable/scheduler';
@@ -432,12 +433,7 @@ describe('team(config): recovery', () => {
     const backing = createMemoryStorage();
     // A storage that dies (refuses every append) once it is asked to record an agent's completion.
     let dead = false;
-    const dying: RunStorage = {
-      identity: backing.identity,
-      head: (id) => backing.head(id),
-      read: (id, options) => backing.read(id, options),
-      streams: () => backing.streams(),
-      close: () => backing.close(),
+    const dying: RunStorage = wrapStorage(backing, {
       append: (id, expected, events) => {
         if (dead || events.some((event) => event.type === 'graph:node-completed')) {
           dead = true;
@@ -445,7 +441,7 @@ describe('team(config): recovery', () => {
         }
         return backing.append(id, expected, events);
       },
-    };
+    });
     const calls: AgentRunInput[] = [];
     const config: TeamConfig = { task: 'Once.', repository: repo.dir, agents: [writer('once', 'once.txt', 'once\n', calls)] };
     await expect(team(config).run({ storage: dying, runId: 'once' })).rejects.toThrow('power cut');

@@ -1,43 +1,21 @@
 import { fileURLToPath } from 'node:url';
-import type { ChildProcess } from 'node:child_process';
-import pg from 'pg';
-import { inject } from 'vitest';
-import { FULL, POSTGRES_URL_KEY, assertFreshBuild as assertBuild, createTestDatabase, exited, forkFixture as forkPackageFixture, nextMessage, rejection } from '@roundtable/test-utils';
+import { packageFixtures } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
+import { childProcessDatabase as sharedChildProcessDatabase, postgresTestDatabase } from '@roundtable/test-utils/harness';
 import type { RunStorage } from '@roundtable/storage';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    [POSTGRES_URL_KEY]: string;
-  }
-}
-
-/** The test server's URL (from the global setup). */
-export function serverUrl(): string {
-  return inject(POSTGRES_URL_KEY);
-}
+export { FULL, exited, nextMessage, rejection } from '@roundtable/test-utils';
 
 /** A database of this test file's own. */
 export function testDatabase(prefix = 'workers'): Promise<TestDatabase> {
-  return createTestDatabase(serverUrl(), prefix);
+  return postgresTestDatabase(prefix);
 }
 
-/** A plain pg client for looking at (and damaging) the tables directly. */
-export async function rawClient(url: string): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  return client;
-}
+/** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
+export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'workers');
 
-const packageRoot = fileURLToPath(new URL('..', import.meta.url));
-
-/** Child-process fixtures import the built package; refuse to test a missing or stale build. */
-export const assertFreshBuild = (): void => assertBuild(packageRoot, 'workers');
-
-/** Forks a fixture from test/ with an IPC channel. */
-export const forkFixture = (name: string, args: string[]): ChildProcess => forkPackageFixture(packageRoot, name, args);
-
-export { FULL, exited, nextMessage, rejection };
+/** The hooks of a child-process test file: the build checked, a database for the file, every child still running (or stopped) killed after each test. */
+export const childProcessDatabase = (prefix: string) => sharedChildProcessDatabase(assertFreshBuild, prefix);
 
 /** The result and saved messages of the test team run in one process on memory storage: what every worker-run must equal. */
 export async function referenceRun(turns: number): Promise<{ result: unknown; messages: unknown[] }> {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
+import { messageOfType as isType } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import { workersTeamGraph } from './team.mjs';
@@ -29,11 +30,6 @@ afterEach(() => {
   children.clear();
 });
 afterAll(() => database.drop());
-
-const isType =
-  <T extends { type: string }>(type: T['type']) =>
-  (message: unknown): message is T =>
-    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
 
 it(`runs survive ${KILLS} SIGKILLs of workers mid-attempt: every run completes (reconcile pauses resumed), nothing lost or duplicated`, async () => {
   const reference = await referenceRun(TURNS);

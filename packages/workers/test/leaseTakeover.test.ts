@@ -1,53 +1,33 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
+import { expect, it } from 'vitest';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
-import type { TestDatabase } from '@roundtable/test-utils';
+import { messageOfType as isType } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import type { WorkerStats } from '../src/index.js';
 import { workersTeamGraph } from './team.mjs';
-import { assertFreshBuild, attemptCounts, exited, forkFixture, nextMessage, referenceRun, savedMessages, testDatabase } from './helpers.js';
+import { attemptCounts, childProcessDatabase, exited, forkFixture, nextMessage, referenceRun, savedMessages } from './helpers.js';
 
 // A worker frozen (SIGSTOP) in the middle of an attempt stops renewing its lease; another worker
 // takes the position over (attempt 2) and completes it. When the frozen worker thaws and its
 // member returns, its outcome is refused by the append at the expected revision: it writes nothing.
 
 const TURNS = 2;
-let database: TestDatabase;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  assertFreshBuild();
-  database = await testDatabase('workers_lease');
-});
-afterEach(() => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGCONT');
-      child.kill('SIGKILL');
-    }
-  }
-});
-afterAll(() => database.drop());
-
-const isType =
-  <T extends { type: string }>(type: T['type']) =>
-  (message: unknown): message is T =>
-    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+const { children, database } = childProcessDatabase('workers_lease');
 
 it('a worker whose lease was taken over is refused when it writes, and the run ends as if it had never run', async () => {
   const reference = await referenceRun(TURNS);
   const options = JSON.stringify({ turns: TURNS, waitMs: 1500, concurrency: 1, leaseMs: 1000 });
-  const frozen = forkFixture('workerProcess.mjs', [database.url, 'frozen', options]);
+  const frozen = forkFixture('workerProcess.mjs', [database().url, 'frozen', options]);
   children.push(frozen);
   await nextMessage(frozen, isType('ready'));
-  const client = await createRunClient({ connectionString: database.url });
-  const storage = createPostgresStorage({ connectionString: database.url });
+  const client = await createRunClient({ connectionString: database().url });
+  const storage = createPostgresStorage({ connectionString: database().url });
   try {
     await client.submitRun({ runId: 'lease', graph: workersTeamGraph(TURNS) });
     const { position } = await nextMessage(frozen, isType<{ type: 'attempt'; position: string }>('attempt'));
     frozen.kill('SIGSTOP');
 
-    const rescuer = forkFixture('workerProcess.mjs', [database.url, 'rescuer', options]);
+    const rescuer = forkFixture('workerProcess.mjs', [database().url, 'rescuer', options]);
     children.push(rescuer);
     await nextMessage(rescuer, isType('ready'));
     // Wait until the rescuer has completed the frozen worker's position.

@@ -1,37 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { ChildProcess } from 'node:child_process';
+import { expect, it } from 'vitest';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
-import type { TestDatabase } from '@roundtable/test-utils';
+import { messageOfType as isType } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import { workersTeamGraph } from './team.mjs';
-import { assertFreshBuild, attemptCounts, exited, forkFixture, nextMessage, referenceRun, savedMessages, testDatabase } from './helpers.js';
+import { attemptCounts, childProcessDatabase, exited, forkFixture, nextMessage, referenceRun, savedMessages } from './helpers.js';
 
 const TURNS = 3;
 const RUNS = 50;
 const WORKERS = 3;
 
-let database: TestDatabase;
-const children: ChildProcess[] = [];
-beforeAll(async () => {
-  assertFreshBuild();
-  database = await testDatabase('workers_multi');
-});
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-afterAll(() => database.drop());
-
-const isType =
-  <T extends { type: string }>(type: T['type']) =>
-  (message: unknown): message is T =>
-    typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+const { children, database } = childProcessDatabase('workers_multi');
 
 it(`${WORKERS} worker processes run ${RUNS} team runs to the single-process output, every position started exactly once`, async () => {
   const reference = await referenceRun(TURNS);
   const attemptsBy = new Map<string, string[]>();
   const workers = Array.from({ length: WORKERS }, (_, i) => {
-    const child = forkFixture('workerProcess.mjs', [database.url, `w${i}`, JSON.stringify({ turns: TURNS, waitMs: 20, concurrency: 4 })]);
+    const child = forkFixture('workerProcess.mjs', [database().url, `w${i}`, JSON.stringify({ turns: TURNS, waitMs: 20, concurrency: 4 })]);
     child.on('message', (message: { type: string; position?: string; workerId?: string; runId?: string }) => {
       if (message.type === 'attempt') attemptsBy.set(message.workerId!, [...(attemptsBy.get(message.workerId!) ?? []), message.position!]);
     });
@@ -40,7 +25,7 @@ it(`${WORKERS} worker processes run ${RUNS} team runs to the single-process outp
   });
   await Promise.all(workers.map((worker) => nextMessage(worker, isType('ready'))));
 
-  const client = await createRunClient({ connectionString: database.url });
+  const client = await createRunClient({ connectionString: database().url });
   const graph = workersTeamGraph(TURNS);
   const runIds = Array.from({ length: RUNS }, (_, i) => `multi-${i}`);
   try {
@@ -64,7 +49,7 @@ it(`${WORKERS} worker processes run ${RUNS} team runs to the single-process outp
   const stats = (await Promise.all(closed)).map((message) => message.stats);
   await Promise.all(workers.map((worker) => exited(worker)));
 
-  const storage = createPostgresStorage({ connectionString: database.url });
+  const storage = createPostgresStorage({ connectionString: database().url });
   try {
     let positions = 0;
     for (const runId of runIds) {

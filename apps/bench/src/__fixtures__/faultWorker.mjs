@@ -1,31 +1,26 @@
 // A child process of the fault suite: runs (or recovers) the fault team on a durable adapter
-// until it finishes, then projects its rooms. The parent kills it with SIGKILL at random.
-// Usage: faultWorker.mjs <fs|sqlite|memory> <record path> <rooms dir> <turns>
+// until it finishes, then projects its rooms and reads its saved messages. The parent kills it
+// with SIGKILL at random. Usage: faultWorker.mjs <fs|sqlite|postgres|memory> <record path or
+// connection string> <rooms dir> <turns> [run id]
 import { readFile } from 'node:fs/promises';
+import { foldStream, teamMessages } from '@roundtable/graph';
 import { projectTeamRooms } from '@roundtable/rooms';
 import { createGraphExecutor } from '@roundtable/scheduler';
+import { runToEnd } from '@roundtable/test-utils/workers';
 import { FAULT_RUN_ID, MEMBERS, faultGraph, faultMember } from '../../dist/faultTeam.js';
+import { openFaultStorage } from '../../dist/faultStorage.js';
 
-const [kind, path, roomsDir, turnsText] = process.argv.slice(2);
+const [kind, path, roomsDir, turnsText, runId = FAULT_RUN_ID] = process.argv.slice(2);
 const turns = Number(turnsText);
 
-async function openStorage() {
-  if (kind === 'memory') return (await import('@roundtable/storage-memory')).createMemoryStorage();
-  if (kind === 'fs') return (await import('@roundtable/storage-fs')).createFsStorage({ directory: path });
-  return (await import('@roundtable/storage-sqlite')).createSqliteStorage({ filename: path });
-}
-
-const storage = await openStorage();
+const storage = await openFaultStorage(kind, path);
+const graph = faultGraph(turns);
 const nodes = Object.fromEntries(MEMBERS.map((id, i) => [id, { run: faultMember(id, turns), retrySafe: i % 2 === 0 }]));
-const executor = await createGraphExecutor({ runId: FAULT_RUN_ID, graph: faultGraph(turns), storage, nodes });
+const executor = await createGraphExecutor({ runId, graph, storage, nodes });
 process.stdout.write('ready\n');
-let result = await executor.run();
-for (;;) {
-  if (result.kind === 'waiting') result = await executor.resume(result.positions[0]);
-  else if (result.kind === 'pause' && result.request?.kind === 'reconcile-attempt') result = await executor.resume(result.position, { value: 'again' });
-  else break;
-}
-const { files } = await projectTeamRooms({ storage, runId: FAULT_RUN_ID, directory: roomsDir });
+const result = await runToEnd(executor, 'again');
+const { files } = await projectTeamRooms({ storage, runId, directory: roomsDir });
 const rooms = await Promise.all(files.map(async (file) => ({ roomId: file.roomId, text: await readFile(file.path, 'utf8') })));
+const folder = await foldStream(storage, runId, { graph });
 await storage.close();
-process.stdout.write(`${JSON.stringify({ result, rooms })}\n`);
+process.stdout.write(`${JSON.stringify({ result, rooms, messages: teamMessages(folder.state) })}\n`);

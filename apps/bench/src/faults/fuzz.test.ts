@@ -1,13 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition } from '@roundtable/graph';
 import { projectTeamRooms } from '@roundtable/rooms';
+import { tempDirectoryPerFile } from '@roundtable/test-utils/harness';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { RECORD_TURNS, asNew, completedRecord, recordNodes } from './faultRecord.js';
@@ -68,14 +68,8 @@ const weird = fc.oneof(
   fc.integer(),
 );
 
-let roomsScratch: string;
+const roomsDirectory = tempDirectoryPerFile('roundtable-fuzz-rooms-');
 let roomCase = 0;
-beforeAll(async () => {
-  roomsScratch = await mkdtemp(join(tmpdir(), 'roundtable-fuzz-rooms-'));
-});
-afterAll(async () => {
-  await rm(roomsScratch, { recursive: true, force: true });
-});
 
 describe('fuzzing', () => {
   it('team definitions: compile or a typed validation error', async () => {
@@ -127,7 +121,7 @@ describe('fuzzing', () => {
         const head = await storage.head(FAULT_RUN_ID);
         const replay = await typedOrFine(async () => (await createGraphExecutor({ runId: FAULT_RUN_ID, graph: faultGraph(TURNS), storage, nodes })).run());
         if (replay !== null) expect(await storage.head(FAULT_RUN_ID)).toBe(head);
-        const directory = join(roomsScratch, `case-${roomCase++}`);
+        const directory = join(roomsDirectory(), `case-${roomCase++}`);
         try {
           await typedOrFine(() => projectTeamRooms({ storage, runId: FAULT_RUN_ID, directory }));
         } finally {

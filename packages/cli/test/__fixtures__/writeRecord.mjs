@@ -10,6 +10,7 @@ import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
+import { seedTeam } from '@roundtable/test-utils';
 
 const [adapter, path, runId, scenario, namespace = 'default'] = process.argv.slice(2);
 const storage =
@@ -22,16 +23,7 @@ const storage =
 const rooms = scenario === 'hostile'
   ? [{ id: 'review', members: ['writer', 'reviewer'] }, { id: 'side', members: ['writer'] }]
   : [{ id: 'review', members: ['writer', 'reviewer'] }];
-const graph = compileGraph(teamGraphType, {
-  id: 'release-team',
-  definitionVersion: 1,
-  data: { task: 'Write the release notes.', globalConcurrency: 1, maxTurnsPerMember: 2, communication: { rooms, tailMessages: 3 } },
-  nodes: [
-    { id: 'writer', data: { role: 'writer', brief: 'Draft, then apply the review.' } },
-    { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
-  ],
-  edges: [],
-});
+const graph = compileGraph(teamGraphType, seedTeam({ rooms }));
 
 const HOSTILE = '<script>window.pwned = true</script> \u001b[31mred\u001b[0m <img src=x onerror="window.pwned=true">';
 const writer = ({ input }) => {

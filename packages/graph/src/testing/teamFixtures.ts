@@ -2,50 +2,17 @@
 import { compileGraph, teamGraphType, teamPosition } from '../index.js';
 import type { CompiledGraph, DispatchCommand, GraphEvent, TeamDefinition, TeamPost, TeamState } from '../index.js';
 import type { Json } from '@roundtable/core';
+import { seedTeam as sharedSeedTeam, teamDefinition } from '@roundtable/test-utils';
+import type { TeamDefinitionOptions } from '@roundtable/test-utils';
 
-/** The seed's release team: a writer (initial turn) and a reviewer (no initial turn) in room `review`. */
+/** The seed's release team (from @roundtable/test-utils) with two turns at a time. */
 export function seedTeam(): TeamDefinition {
-  return {
-    id: 'release-team',
-    definitionVersion: 1,
-    data: {
-      task: 'Write the release notes.',
-      globalConcurrency: 2,
-      maxTurnsPerMember: 2,
-      communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: 3 },
-    },
-    nodes: [
-      { id: 'writer', data: { role: 'writer', brief: 'Draft the notes and ask for a review.' } },
-      { id: 'reviewer', data: { role: 'reviewer', brief: 'Review the draft.', initialTurn: false } },
-    ],
-    edges: [],
-  };
+  return sharedSeedTeam({ globalConcurrency: 2 });
 }
 
-/** A team of the given members, all in one room `all` (unless `rooms` is given). */
-export function team(options: {
-  members: { id: string; initialTurn?: boolean }[];
-  rooms?: { id: string; members: string[] }[] | null;
-  globalConcurrency?: number;
-  maxTurnsPerMember?: number;
-  tailMessages?: number;
-}): TeamDefinition {
-  const rooms = options.rooms === undefined ? [{ id: 'all', members: options.members.map((member) => member.id) }] : options.rooms;
-  return {
-    id: 'team',
-    definitionVersion: 1,
-    data: {
-      task: 'task',
-      globalConcurrency: options.globalConcurrency ?? 10,
-      maxTurnsPerMember: options.maxTurnsPerMember ?? 5,
-      ...(rooms === null ? {} : { communication: { rooms, tailMessages: options.tailMessages ?? 10 } }),
-    },
-    nodes: options.members.map((member) => ({
-      id: member.id,
-      data: { role: `${member.id}-role`, brief: `${member.id}-brief`, ...(member.initialTurn === undefined ? {} : { initialTurn: member.initialTurn }) },
-    })),
-    edges: [],
-  };
+/** A team of the given members, all in one room `all` (unless `rooms` is given): `teamDefinition` of @roundtable/test-utils. */
+export function team(options: TeamDefinitionOptions): TeamDefinition {
+  return teamDefinition(options);
 }
 
 export function compileTeam(definition: TeamDefinition): CompiledGraph<TeamState> {

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isStorageError } from '@roundtable/storage';
 import type { NewEvent, StorageError, StorageErrorCode } from '@roundtable/storage';
+import { newEvent as sharedNewEvent } from '@roundtable/test-utils';
 
 /** A valid new event; the payload defaults to something small. */
 export function newEvent(eventId: string, payload: NewEvent['payload'] = { eventId }): NewEvent {
-  return { eventId, type: 'test:event', version: 1, timestamp: '2025-01-02T03:04:05.678Z', correlationId: 'run', causationId: null, payload };
+  return sharedNewEvent(eventId, payload, { correlationId: 'run' });
 }
 
 export function newEvents(prefix: string, count: number): NewEvent[] {

@@ -1,12 +1,14 @@
-// A child process for the crash tests: runs (or recovers) a ping-pong team on a durable
-// adapter until it finishes, or reports what the record holds. The parent kills it with
-// SIGKILL at random moments. Usage: crashWorker.mjs <run|verify> <memory|fs|sqlite> <path>
+// A child process for the scheduler's crash tests (crashRecovery.test.ts): runs (or recovers) a
+// ping-pong team on a durable adapter until it finishes, or reports what the record holds. The
+// parent kills it with SIGKILL at random moments. Usage: crashWorker.mjs <run|verify|both> <memory|fs|sqlite> <path>
 // pong's first attempt of every third turn fails and is retried (SPEC 11.4), so kills also land
 // between a graph:node-retried and the next attempt. With CRASH_SAY_RETRIED=1 the worker prints
 // `retried` once a node-retried is durable (the parent kills it then); CRASH_BACKOFF_MS sets the
 // retry backoff.
 import { compileGraph, foldStream, teamGraphType, teamMessages } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
+import { runToEnd } from '@roundtable/test-utils/workers';
+import { openFaultStorage } from '../../dist/faultStorage.js';
 
 const [mode, kind, path] = process.argv.slice(2);
 const RUN_ID = 'crash-run';
@@ -45,12 +47,7 @@ const nodes = {
   pong: { run: member('pong', 'ping', true), retry: { maxAttempts: 2, codes: ['EFFECT_FAILED'], backoffMs: BACKOFF_MS } },
 };
 
-async function openStorage() {
-  if (kind === 'memory') return (await import('@roundtable/storage-memory')).createMemoryStorage();
-  if (kind === 'fs') return (await import('@roundtable/storage-fs')).createFsStorage({ directory: path });
-  return (await import('@roundtable/storage-sqlite')).createSqliteStorage({ filename: path });
-}
-const opened = await openStorage();
+const opened = await openFaultStorage(kind, path);
 const storage = process.env.CRASH_SAY_RETRIED === '1' ? sayingRetried(opened) : opened;
 
 function sayingRetried(inner) {
@@ -71,13 +68,7 @@ function sayingRetried(inner) {
 async function run() {
   const executor = await createGraphExecutor({ runId: RUN_ID, graph, storage, nodes });
   process.stdout.write('ready\n');
-  let result = await executor.run();
-  for (;;) {
-    if (result.kind === 'waiting') result = await executor.resume(result.positions[0]);
-    else if (result.kind === 'pause' && result.request?.kind === 'reconcile-attempt') result = await executor.resume(result.position, { value: 'run it again' });
-    else break;
-  }
-  return result;
+  return runToEnd(executor, 'run it again');
 }
 
 async function verify() {

@@ -1,0 +1,3 @@
+import { getVitestConfig } from '../../tooling/vitest.config.js';
+
+export default getVitestConfig();
