@@ -4,7 +4,7 @@ import { followStream } from '@roundtable/storage';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createPostgresStorage } from './index.js';
 import type { PostgresStorage } from './index.js';
-import { newEvent, rawClient, testDatabase } from '../test/helpers.js';
+import { newEvent, rawClient, settledConnections, testDatabase } from '../test/helpers.js';
 
 let database: TestDatabase;
 let raw: pg.Client;
@@ -21,11 +21,6 @@ afterAll(async () => {
 function hints(storage: PostgresStorage, streamId: string, signal: AbortSignal) {
   const iterator = storage.changes(streamId, signal)[Symbol.asyncIterator]();
   return { next: () => iterator.next() };
-}
-
-async function listenerPids(): Promise<number[]> {
-  const { rows } = await raw.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'roundtable-listen'`, [database.name]);
-  return rows.map((row) => row.pid);
 }
 
 describe('changes(): hints by LISTEN/NOTIFY', () => {
@@ -51,27 +46,28 @@ describe('changes(): hints by LISTEN/NOTIFY', () => {
       controller.abort();
       expect(await pending).toEqual({ done: true, value: undefined });
       // With nobody subscribed, the dedicated connection is closed again.
-      for (let i = 0; i < 50 && (await listenerPids()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await listenerPids()).toEqual([]);
+      expect(await settledConnections(raw, database.name, 'roundtable-listen', 0)).toEqual([]);
     } finally {
       await Promise.all([follower.close(), writer.close(), otherNamespace.close()]);
     }
   });
 
   it('reconnects when its connection is cut, and yields once afterwards so a follower catches up', async () => {
+    await settledConnections(raw, database.name, 'roundtable-listen', 0);
     const follower = createPostgresStorage({ connectionString: database.url });
     const writer = createPostgresStorage({ connectionString: database.url });
     const controller = new AbortController();
     try {
       const stream = hints(follower, 'cut', controller.signal);
       await stream.next();
-      const [pid] = await listenerPids();
+      const [pid] = await settledConnections(raw, database.name, 'roundtable-listen', 1);
       expect(pid).toBeDefined();
       await raw.query('SELECT pg_terminate_backend($1)', [pid]);
       // Written while the listener is away: no notification can reach it, the reconnect hint must.
       await writer.append('cut', 0, [newEvent('while-away')]);
       expect(await stream.next()).toEqual({ done: false, value: undefined });
-      const pids = await listenerPids();
+      // The cut backend may take a moment to leave the server's list.
+      const pids = await settledConnections(raw, database.name, 'roundtable-listen', 1);
       expect(pids).toHaveLength(1);
       expect(pids[0]).not.toBe(pid);
       // And it still hears later commits.
@@ -98,12 +94,14 @@ describe('changes(): hints by LISTEN/NOTIFY', () => {
   });
 
   it('several subscriptions share one connection', async () => {
+    // Listeners of earlier tests in this file may not have left the server yet.
+    await settledConnections(raw, database.name, 'roundtable-listen', 0);
     const storage = createPostgresStorage({ connectionString: database.url });
     const controller = new AbortController();
     try {
       const streams = ['one', 'two', 'three'].map((id) => hints(storage, id, controller.signal));
       await Promise.all(streams.map((stream) => stream.next()));
-      expect(await listenerPids()).toHaveLength(1);
+      expect(await settledConnections(raw, database.name, 'roundtable-listen', 1)).toHaveLength(1);
       const waiting = streams.map((stream) => stream.next());
       for (const [i, id] of ['one', 'two', 'three'].entries()) await storage.append(id, 0, [newEvent(`e${i}`)]);
       expect(await Promise.all(waiting)).toEqual([0, 1, 2].map(() => ({ done: false, value: undefined })));

@@ -8,7 +8,7 @@ import type { TestDatabase } from '@roundtable/test-utils';
 import { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_SCHEMA, POSTGRES_SCHEMA_VERSION, changeChannel, createPostgresStorage } from './index.js';
 import type { PostgresStorage, PostgresStorageOptions } from './index.js';
 import packageJson from '../package.json' with { type: 'json' };
-import { newBatch, newEvent, rawClient, readAll, rejection, testDatabase } from '../test/helpers.js';
+import { newBatch, newEvent, rawClient, readAll, rejection, settledConnections, testDatabase } from '../test/helpers.js';
 
 let database: TestDatabase;
 let raw: pg.Client;
@@ -311,8 +311,7 @@ describe('close()', () => {
     await storage.append('c', 0, [newEvent('c')]);
     await storage.close();
     await storage.close();
-    const { rows } = await raw.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'roundtable-storage'`, [database.name]);
-    expect(rows[0]!.n).toBe(0);
+    expect(await settledConnections(raw, database.name, 'roundtable-storage', 0)).toEqual([]);
     for (const action of [() => storage.head('c'), () => storage.append('c', 1, [newEvent('d')]), () => readAll(storage, 'c'), () => storage.ready()]) {
       expect(codeOf(await rejection((async () => action())()))).toBe('STORAGE_CLOSED');
     }
