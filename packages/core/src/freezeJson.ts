@@ -1,6 +1,6 @@
 import type { Json } from './json.js';
 import { utf8ByteLength } from './utf8.js';
-import { COPY, SORT_KEYS, WRITE_TEXT, rememberText, stringifyIsPlain, walkJson } from './walkJson.js';
+import { COPY, SORT_KEYS, WRITE_TEXT, recentText, rememberText, stringifyIsPlain, walkJson } from './walkJson.js';
 
 /** A JSON value checked, measured, canonicalised and frozen by one walk. */
 export interface FrozenJson {
@@ -25,7 +25,9 @@ export interface FrozenJson {
 export function freezeJson(value: unknown): FrozenJson {
   const walked = walkJson(value, COPY | SORT_KEYS);
   const frozen = walked.value as Json;
-  const text = walked.ordered && stringifyIsPlain() ? JSON.stringify(frozen) : walkJson(frozen, WRITE_TEXT).text;
-  if (typeof frozen === 'object' && frozen !== null) rememberText(frozen, text);
+  const isContainer = typeof frozen === 'object' && frozen !== null;
+  // A value frozen a moment ago (a result the storage now writes) is returned as it is, with the text already written.
+  const text = (isContainer ? recentText(frozen) : undefined) ?? (walked.ordered && stringifyIsPlain() ? JSON.stringify(frozen) : walkJson(frozen, WRITE_TEXT).text);
+  if (isContainer) rememberText(frozen, text);
   return { value: frozen, text, bytes: utf8ByteLength(text) };
 }

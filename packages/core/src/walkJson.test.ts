@@ -94,6 +94,16 @@ describe('the walker fast paths refuse what the reference refuses', () => {
     }
   });
 
+  it('sorts few keys and many alike, by code unit (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ unit: 'binary', maxLength: 3 }).filter((s) => referenceHeight(s) === 0), { maxLength: 40 }), (keys) => {
+        const value = Object.fromEntries(keys.map((key, i) => [key, i]));
+        expect(canonicalJson(value)).toBe(referenceText(value));
+        expect(Object.keys(JSON.parse(freezeJson(value).text) as object).sort()).toEqual([...keys].sort());
+      }),
+    );
+  });
+
   it('writes canonical text of any string, escaping only what JSON.stringify escapes (property)', () => {
     const text = fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => referenceHeight(s) === 0);
     fc.assert(

@@ -57,6 +57,11 @@ function recall(target: object): number | undefined {
 const recentTexts = new Map<object, string>();
 const RECENT_TEXTS = 64;
 
+/** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
+export function recentText(value: object): string | undefined {
+  return recentTexts.get(value);
+}
+
 /** Keeps the canonical text of a value `freezeJson` just froze, for the next walk that writes it. */
 export function rememberText(value: object, text: string): void {
   recentTexts.set(value, text);
@@ -102,6 +107,23 @@ function quote(text: string): string {
 function startsWithDigit(key: string): boolean {
   const unit = key.charCodeAt(0);
   return unit >= 0x30 && unit <= 0x39;
+}
+
+/** Sorts keys in place by code unit: by insertion for the few keys most objects have (no work array, unlike `Array.prototype.sort`). */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
 }
 
 function inOrder(keys: readonly string[]): boolean {
@@ -266,7 +288,7 @@ class Walker {
     const sortCopy = (flags & (COPY | SORT_KEYS)) === (COPY | SORT_KEYS);
     let ordered = inOrder(keys);
     // Canonical text and a canonical copy need the keys in code-unit order: the list is ours, sorted in place only when it is not in order.
-    if (!ordered && (text || sortCopy)) keys.sort();
+    if (!ordered && (text || sortCopy)) sortKeys(keys);
     const out: Record<string, unknown> | null = (flags & COPY) !== 0 ? {} : null;
     const tokens = this.tokens;
     let height = 0;
