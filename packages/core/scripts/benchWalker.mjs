@@ -37,6 +37,7 @@ function cases(core) {
     'canonicalJson(turn result)': (i) => core.canonicalJson(result(i)),
     'canonicalJson(envelope around a frozen result)': (i) => core.canonicalJson(envelope(i)),
     'copyFrozenJson(envelope around a frozen result)': (i) => core.copyFrozenJson(envelope(i)),
+    'deepFreezeJson(envelope around a frozen result)': (i) => core.deepFreezeJson(envelope(i)),
     'jsonHeight(turn result)': (i) => core.jsonHeight(result(i)),
     'jsonHeight(frozen result)': () => core.jsonHeight(frozen),
     'JSON.stringify(turn result), for scale': (i) => JSON.stringify(result(i)),

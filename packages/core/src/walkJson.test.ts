@@ -72,12 +72,13 @@ describe('the one JSON walker, held to a plain reference', () => {
 });
 
 describe('the walker fast paths refuse what the reference refuses', () => {
-  it('refuses arrays with a non-enumerable extra property or element', () => {
+  it('refuses arrays with a non-enumerable extra property or element, or a symbol key', () => {
     const hidden = Object.defineProperty([1, 2], 'hidden', { value: 1, enumerable: false });
     const hiddenIndex = Object.defineProperty([1, 2], 1, { value: 2, enumerable: false });
     // eslint-disable-next-line no-sparse-arrays -- a hole hidden by an extra property
     const holeAndExtra = Object.assign([1, , 3], { x: 1 });
-    for (const value of [hidden, hiddenIndex, holeAndExtra]) {
+    const symbolKey = Object.assign([1], { [Symbol('s')]: 1 });
+    for (const value of [hidden, hiddenIndex, holeAndExtra, symbolKey]) {
       expect(referenceHeight(value)).toBe(-1);
       expectReferenceAnswer(value);
       expectReferenceAnswer({ a: [value] });

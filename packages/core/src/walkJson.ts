@@ -134,6 +134,7 @@ function inOrder(keys: readonly string[]): boolean {
 const { getPrototypeOf, getOwnPropertyNames, getOwnPropertySymbols, getOwnPropertyDescriptor, freeze, isFrozen, defineProperty } = Object;
 // eslint-disable-next-line @typescript-eslint/unbound-method -- always called with .call
 const propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
+const { ownKeys } = Reflect;
 const objectPrototype = Object.prototype;
 const arrayPrototype = Array.prototype;
 
@@ -211,7 +212,6 @@ class Walker {
     if (depth >= MAX_JSON_DEPTH) this.fail(depth, `Nesting is deeper than ${MAX_JSON_DEPTH}.`);
     const ancestors = this.ancestors;
     for (let i = 0; i < depth; i++) if (ancestors[i] === current) this.fail(depth, 'Value contains a cycle.');
-    if (getOwnPropertySymbols(current).length > 0) this.fail(depth, 'Symbol keys are not JSON.');
     ancestors[depth] = current;
     this.depth = depth + 1;
     const height = Array.isArray(current) ? this.visitArray(current) : this.visitObject(current);
@@ -247,9 +247,12 @@ class Walker {
     const depth = this.depth;
     if (getPrototypeOf(array) !== arrayPrototype) this.fail(depth - 1, 'Array subclasses are not JSON.');
     const length = array.length;
-    // Own names: one per element, 'length', and any extra property (enumerable or not).
-    const names = getOwnPropertyNames(array).length;
-    if (names !== length + 1) this.fail(depth - 1, names < length + 1 ? 'Sparse arrays are not JSON.' : 'Arrays with extra properties are not JSON.');
+    // Own keys: one per element, 'length', and any extra property (enumerable or not, symbol or not).
+    const owned = ownKeys(array).length;
+    if (owned !== length + 1) {
+      if (getOwnPropertySymbols(array).length > 0) this.fail(depth - 1, 'Symbol keys are not JSON.');
+      this.fail(depth - 1, owned < length + 1 ? 'Sparse arrays are not JSON.' : 'Arrays with extra properties are not JSON.');
+    }
     const flags = this.flags;
     const text = (flags & WRITE_TEXT) !== 0;
     const out: unknown[] | null = (flags & COPY) !== 0 ? new Array<unknown>(length) : null;
@@ -281,6 +284,7 @@ class Walker {
     const depth = this.depth;
     const proto: unknown = getPrototypeOf(object);
     if (proto !== objectPrototype && proto !== null) this.fail(depth - 1, 'Only plain objects are JSON (this is a class instance).');
+    if (getOwnPropertySymbols(object).length > 0) this.fail(depth - 1, 'Symbol keys are not JSON.');
     const keys = Object.keys(object);
     if (getOwnPropertyNames(object).length !== keys.length) this.fail(depth - 1, 'Non-enumerable properties are not JSON.');
     const flags = this.flags;
