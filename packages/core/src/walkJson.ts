@@ -352,8 +352,11 @@ export function walkJson(value: unknown, flags: number): WalkResult {
     walker.text = '';
     walker.copied = undefined;
     walker.depth = 0;
-    walker.ancestors.length = 0;
-    walker.tokens.length = 0;
+    // Let go of the containers it held (only a walk that met one did).
+    if (walker.ancestors.length > 0) {
+      walker.ancestors.length = 0;
+      walker.tokens.length = 0;
+    }
     idle = walker;
   }
 }
