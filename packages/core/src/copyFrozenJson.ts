@@ -1,5 +1,5 @@
 import type { Json } from './json.js';
-import { walkJson } from './walkJson.js';
+import { COPY, walkJson } from './walkJson.js';
 
 /**
  * A deep copy of a JSON value whose every object and array is frozen (and remembered as
@@ -8,5 +8,5 @@ import { walkJson } from './walkJson.js';
  * as an own property, never as a prototype. Throws JsonValueError for anything that is not JSON.
  */
 export function copyFrozenJson<T extends Json>(value: T): T {
-  return walkJson(value, { write: null, copy: true, sortKeys: false }).value as T;
+  return walkJson(value, COPY).value as T;
 }

@@ -1,5 +1,5 @@
 import type { Json } from './json.js';
-import { walkJson } from './walkJson.js';
+import { FREEZE, walkJson } from './walkJson.js';
 
 /**
  * Checks that `value` is JSON and deep-freezes it in place, in one walk, remembering it as
@@ -8,6 +8,6 @@ import { walkJson } from './walkJson.js';
  * throws JsonValueError for anything that is not JSON (possibly after freezing parts of it).
  */
 export function deepFreezeJson<T>(value: T): T & Json {
-  walkJson(value, { write: null, copy: false, sortKeys: false, freeze: true });
+  walkJson(value, FREEZE);
   return value as T & Json;
 }

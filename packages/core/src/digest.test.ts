@@ -25,5 +25,12 @@ describe('digest', () => {
   it('counts UTF-8 bytes like TextEncoder (property)', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => utf8ByteLength(text) === utf8Encode(text).length));
     expect(utf8ByteLength('a\ud800')).toBe(4);
+    // ASCII text takes a fast path: one more character outside ASCII anywhere must leave it.
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme-ascii' }), fc.constantFrom('', '\u007f', '\u0080', 'é', '\u07ff', '\u0800', '😀', '\udc00'), fc.nat(), (ascii, extra, at) => {
+        const text = ascii.slice(0, at % (ascii.length + 1)) + extra + ascii.slice(at % (ascii.length + 1));
+        return utf8ByteLength(text) === utf8Encode(text).length;
+      }),
+    );
   });
 });

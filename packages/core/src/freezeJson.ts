@@ -1,6 +1,6 @@
 import type { Json } from './json.js';
 import { utf8ByteLength } from './utf8.js';
-import { rememberText, walkJson } from './walkJson.js';
+import { COPY, SORT_KEYS, WRITE_TEXT, recentText, rememberText, stringifyIsPlain, walkJson } from './walkJson.js';
 
 /** A JSON value checked, measured, canonicalised and frozen by one walk. */
 export interface FrozenJson {
@@ -13,16 +13,21 @@ export interface FrozenJson {
 }
 
 /**
- * Checks, canonicalises, measures and freezes a value in one walk: what the hot path does once
- * per result so that later stages (storage preflight, secret screening, reducer, input
- * building) reuse it. The copy is remembered as checked JSON, and its canonical text is kept
- * for a short while, so `canonicalJson` of a value holding it does not walk it again. Throws
- * JsonValueError (INVALID_JSON_VALUE) for anything that is not JSON.
+ * Checks, canonicalises, measures and freezes a value: what the hot path does once per result
+ * so that later stages (storage preflight, secret screening, reducer, input building) reuse it.
+ * One walk checks the value and builds the frozen copy with its keys in canonical order; the
+ * text is then `JSON.stringify` of that copy (native, and equal to the canonical text because
+ * the copy is ours and in order; a copy JavaScript reorders, with index-like keys such as "10"
+ * and "9", has its text written by the walker instead). The copy is remembered as checked JSON,
+ * and its text is kept for a short while, so `canonicalJson` of a value holding it does not
+ * write it again. Throws JsonValueError (INVALID_JSON_VALUE) for anything that is not JSON.
  */
 export function freezeJson(value: unknown): FrozenJson {
-  const chunks: string[] = [];
-  const frozen = walkJson(value, { write: (chunk) => chunks.push(chunk), copy: true, sortKeys: true }).value as Json;
-  const text = chunks.join('');
-  if (typeof frozen === 'object' && frozen !== null) rememberText(frozen, text);
+  const walked = walkJson(value, COPY | SORT_KEYS);
+  const frozen = walked.value as Json;
+  const isContainer = typeof frozen === 'object' && frozen !== null;
+  // A value frozen a moment ago (a result the storage now writes) is returned as it is, with the text already written.
+  const text = (isContainer ? recentText(frozen) : undefined) ?? (walked.ordered && stringifyIsPlain() ? JSON.stringify(frozen) : walkJson(frozen, WRITE_TEXT).text);
+  if (isContainer) rememberText(frozen, text);
   return { value: frozen, text, bytes: utf8ByteLength(text) };
 }

@@ -1,4 +1,6 @@
 const encoder = new TextEncoder();
+// eslint-disable-next-line no-control-regex -- U+0000 starts the ASCII range
+const ASCII = /^[\u0000-\u007f]*$/;
 
 /** The UTF-8 bytes of a string. */
 export function utf8Encode(value: string): Uint8Array {
@@ -7,6 +9,8 @@ export function utf8Encode(value: string): Uint8Array {
 
 /** The number of UTF-8 bytes of a string, without encoding it. Lone surrogates count as U+FFFD. */
 export function utf8ByteLength(value: string): number {
+  // Most text is ASCII: one byte per code unit, found by one native scan.
+  if (ASCII.test(value)) return value.length;
   let bytes = 0;
   for (let i = 0; i < value.length; i++) {
     const unit = value.charCodeAt(i);

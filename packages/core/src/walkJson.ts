@@ -3,27 +3,64 @@ import { JsonValueError } from './jsonValueError.js';
 import { isWellFormedString } from './isWellFormedString.js';
 import { jsonPointer } from './jsonPointer.js';
 
-function isPlainObject(value: object): boolean {
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
+/** Returns the object it is given, so that `Verified`'s constructor can stamp a private field on any object. */
+class Returning {
+  constructor(target: object) {
+    return target;
+  }
 }
 
 /**
- * Deep-frozen objects and arrays already known to be JSON, with their height (levels of
- * nesting, 1 for an object holding only primitives). A deep-frozen value can never stop being
- * JSON, so the walker checks each one once: later walks skip it (or, writing canonical text,
- * reuse its text when it is at hand). The height keeps the nesting limit exact when a value is
- * reused deeper.
+ * Deep-frozen objects and arrays already known to be JSON, stamped with a number in a private
+ * field (invisible to every reflection API, `JSON.stringify` and structural equality; much
+ * cheaper to add and to read than a WeakMap entry). The number is `height * 2 + ordered`: the
+ * height (levels of nesting, 1 for an object holding only primitives) keeps the nesting limit
+ * exact when a value is reused deeper, and `ordered` (1) says every object in it lists its keys
+ * in canonical (code-unit) order, so `JSON.stringify` of it is its canonical text. A deep-frozen
+ * value can never stop being JSON, so the walker checks each one once: later walks take its
+ * height from here, and a walk writing text writes `JSON.stringify` of an ordered one.
  */
-const verifiedHeights = new WeakMap<object, number>();
+class Verified extends Returning {
+  #mark: number;
+  constructor(target: object, mark: number) {
+    super(target);
+    this.#mark = mark;
+  }
+  static mark(target: object): number | undefined {
+    return #mark in target ? target.#mark : undefined;
+  }
+}
+
+/** Where a value frozen by someone else is remembered if this engine refuses private fields on frozen objects. */
+const verifiedElsewhere = new WeakMap<object, number>();
+let elsewhere = false;
+
+function remember(target: object, mark: number): void {
+  try {
+    new Verified(target, mark);
+  } catch {
+    elsewhere = true;
+    verifiedElsewhere.set(target, mark);
+  }
+}
+
+function recall(target: object): number | undefined {
+  const mark = Verified.mark(target);
+  return mark === undefined && elsewhere ? verifiedElsewhere.get(target) : mark;
+}
 
 /**
  * The canonical text of the most recently frozen values (`freezeJson`): the result an attempt
- * froze is written by the storage moments later, and this saves walking it again. Bounded, so it
+ * froze is written by the storage moments later, and this saves writing it again. Bounded, so it
  * never holds more than a few values alive.
  */
 const recentTexts = new Map<object, string>();
 const RECENT_TEXTS = 64;
+
+/** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
+export function recentText(value: object): string | undefined {
+  return recentTexts.get(value);
+}
 
 /** Keeps the canonical text of a value `freezeJson` just froze, for the next walk that writes it. */
 export function rememberText(value: object, text: string): void {
@@ -31,168 +68,295 @@ export function rememberText(value: object, text: string): void {
   if (recentTexts.size > RECENT_TEXTS) recentTexts.delete(recentTexts.keys().next().value as object);
 }
 
-/** What one walk does besides checking: write canonical text, and/or build a deep-frozen copy. */
-export interface WalkMode {
-  readonly write: ((chunk: string) => void) | null;
-  /** Build a deep-frozen copy (reusing deep-frozen parts) and return it as `value`. */
-  readonly copy: boolean;
-  /** A canonical copy: keys in code-unit order and `-0` as `0`, even when not writing. */
-  readonly sortKeys: boolean;
-  /** Freeze the value itself, in place (no copy): only for a value the caller owns. */
-  readonly freeze?: boolean;
-}
+/** What one walk does besides checking, as bit flags (`CHECK_ONLY` is none of them). */
+export const CHECK_ONLY = 0;
+/** Write the canonical text (returned as `text`). */
+export const WRITE_TEXT = 1;
+/** Build a deep-frozen copy (sharing verified deep-frozen parts) and return it as `value`. */
+export const COPY = 2;
+/** With COPY: a canonical copy, keys inserted in code-unit order and `-0` as `0`. */
+export const SORT_KEYS = 4;
+/** Freeze the value itself, in place (no copy): only for a value the caller owns. */
+export const FREEZE = 8;
 
 export interface WalkResult {
   /** Levels of nesting: 0 for a primitive, 1 for an object holding only primitives. */
   readonly height: number;
-  /** The deep-frozen copy when `copy` was asked, else the value itself. */
+  /** The deep-frozen copy when COPY was asked, else the value itself. */
   readonly value: unknown;
+  /** The canonical text when WRITE_TEXT was asked, else ''. */
+  readonly text: string;
+  /** Every object of `value` lists its keys in canonical order: `JSON.stringify(value)` is its canonical text. */
+  readonly ordered: boolean;
 }
 
-/** The mode of a plain check: no text, no copy. */
-export const CHECK_ONLY: WalkMode = Object.freeze({ write: null, copy: false, sortKeys: false });
+/** True when `JSON.stringify` of a verified value writes exactly its JSON (no `toJSON` was added to the prototypes). */
+export function stringifyIsPlain(): boolean {
+  return !('toJSON' in Array.prototype);
+}
+
+/** Characters that `JSON.stringify` escapes in a well-formed string. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+function quote(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** The first character of an array-index-like key: such keys are listed first by JavaScript, whatever their insertion order. */
+function startsWithDigit(key: string): boolean {
+  const unit = key.charCodeAt(0);
+  return unit >= 0x30 && unit <= 0x39;
+}
+
+/** Sorts keys in place by code unit: by insertion for the few keys most objects have (no work array, unlike `Array.prototype.sort`). */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 16) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+}
+
+function inOrder(keys: readonly string[]): boolean {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return false;
+  return true;
+}
+
+const { getPrototypeOf, getOwnPropertyNames, getOwnPropertySymbols, getOwnPropertyDescriptor, freeze, isFrozen, defineProperty } = Object;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- always called with .call
+const propertyIsEnumerable = Object.prototype.propertyIsEnumerable;
+const { ownKeys } = Reflect;
+const objectPrototype = Object.prototype;
+const arrayPrototype = Array.prototype;
+
+/**
+ * The state of one walk, kept in fields rather than closures and result objects, so that a walk
+ * allocates only what it must (the key list of each object, the copies it was asked for). One
+ * instance is reused by successive walks; a walk started while another runs (a getter on an array
+ * element may call back in) gets its own.
+ */
+class Walker {
+  flags = 0;
+  text = '';
+  /** Containers open, outermost first; `depth` of them are current (later entries are stale). */
+  readonly ancestors: object[] = [];
+  /** The key or index taken inside each open container, for the pointer of a failure. */
+  readonly tokens: (string | number)[] = [];
+  depth = 0;
+  // Set by `visit` for the value it just walked: its copy, whether all of it is deep-frozen, and
+  // whether all of it lists keys in canonical order.
+  copied: unknown = undefined;
+  frozen = true;
+  ordered = true;
+
+  /** Throws the error of a failure inside the `count` outermost open containers, at `extra` inside them when given. */
+  fail(count: number, message: string, extra?: string | number): never {
+    let path = '';
+    for (let i = 0; i < count; i++) path = jsonPointer(path, this.tokens[i]!);
+    if (extra !== undefined) path = jsonPointer(path, extra);
+    throw new JsonValueError(path, message);
+  }
+
+  visit(current: unknown): number {
+    this.copied = current;
+    this.frozen = true;
+    this.ordered = true;
+    switch (typeof current) {
+      case 'string':
+        if (!isWellFormedString(current)) this.fail(this.depth, 'String contains a lone surrogate.');
+        if ((this.flags & WRITE_TEXT) !== 0) this.text += quote(current);
+        return 0;
+      case 'number':
+        if (!Number.isFinite(current)) this.fail(this.depth, `Number ${String(current)} is not finite.`);
+        // String(-0) is '0', as canonical text writes it; a canonical copy holds what its text says.
+        if ((this.flags & WRITE_TEXT) !== 0) this.text += String(current);
+        if (current === 0 && (this.flags & SORT_KEYS) !== 0) this.copied = 0;
+        return 0;
+      case 'boolean':
+        if ((this.flags & WRITE_TEXT) !== 0) this.text += current ? 'true' : 'false';
+        return 0;
+      case 'object':
+        if (current === null) {
+          if ((this.flags & WRITE_TEXT) !== 0) this.text += 'null';
+          return 0;
+        }
+        return this.visitContainer(current);
+      default:
+        return this.fail(this.depth, `A ${typeof current} is not a JSON value.`);
+    }
+  }
+
+  visitContainer(current: object): number {
+    const known = recall(current);
+    if (known !== undefined && this.depth + (known >> 1) <= MAX_JSON_DEPTH) {
+      const ordered = (known & 1) === 1;
+      this.ordered = ordered;
+      if ((this.flags & WRITE_TEXT) === 0) return known >> 1;
+      const text = recentTexts.get(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
+      if (text !== undefined) {
+        this.text += text;
+        return known >> 1;
+      }
+      // Walk it to write its text in canonical order (its verified parts are not walked again where their text is at hand).
+    }
+    const depth = this.depth;
+    if (depth >= MAX_JSON_DEPTH) this.fail(depth, `Nesting is deeper than ${MAX_JSON_DEPTH}.`);
+    const ancestors = this.ancestors;
+    for (let i = 0; i < depth; i++) if (ancestors[i] === current) this.fail(depth, 'Value contains a cycle.');
+    ancestors[depth] = current;
+    this.depth = depth + 1;
+    const height = Array.isArray(current) ? this.visitArray(current) : this.visitObject(current);
+    this.depth = depth;
+    if (known !== undefined) {
+      this.copied = current;
+      this.frozen = true;
+      this.ordered = (known & 1) === 1;
+      return known >> 1;
+    }
+    if ((this.flags & COPY) !== 0) {
+      const out = this.copied as object;
+      remember(out, height * 2 + (this.ordered ? 1 : 0));
+      freeze(out);
+      this.frozen = true;
+    } else {
+      const mark = height * 2 + (this.ordered ? 1 : 0);
+      if ((this.flags & FREEZE) !== 0 && this.frozen) {
+        remember(current, mark);
+        freeze(current);
+      } else {
+        if ((this.flags & FREEZE) !== 0) freeze(current);
+        this.frozen = this.frozen && isFrozen(current);
+        if (this.frozen) remember(current, mark);
+      }
+      this.copied = current;
+    }
+    return height;
+  }
+
+  /** Walks the elements; leaves `copied`, `frozen` and `ordered` for the whole array. */
+  visitArray(array: unknown[]): number {
+    const depth = this.depth;
+    if (getPrototypeOf(array) !== arrayPrototype) this.fail(depth - 1, 'Array subclasses are not JSON.');
+    const length = array.length;
+    // Own keys: one per element, 'length', and any extra property (enumerable or not, symbol or not).
+    const owned = ownKeys(array).length;
+    if (owned !== length + 1) {
+      if (getOwnPropertySymbols(array).length > 0) this.fail(depth - 1, 'Symbol keys are not JSON.');
+      this.fail(depth - 1, owned < length + 1 ? 'Sparse arrays are not JSON.' : 'Arrays with extra properties are not JSON.');
+    }
+    const flags = this.flags;
+    const text = (flags & WRITE_TEXT) !== 0;
+    const out: unknown[] | null = (flags & COPY) !== 0 ? new Array<unknown>(length) : null;
+    const tokens = this.tokens;
+    let height = 0;
+    let frozen = true;
+    let ordered = true;
+    if (text) this.text += '[';
+    for (let i = 0; i < length; i++) {
+      // Each element present and enumerable, so the names counted above hold no extra property.
+      if (!propertyIsEnumerable.call(array, i)) this.fail(depth - 1, 'Sparse arrays are not JSON.', i);
+      if (text && i > 0) this.text += ',';
+      tokens[depth - 1] = i;
+      const child = this.visit(array[i]);
+      if (child > height) height = child;
+      frozen &&= this.frozen;
+      ordered &&= this.ordered;
+      if (out !== null) out[i] = this.copied;
+    }
+    if (text) this.text += ']';
+    this.copied = out;
+    this.frozen = frozen;
+    this.ordered = ordered;
+    return height + 1;
+  }
+
+  /** Walks the properties; leaves `copied`, `frozen` and `ordered` for the whole object. */
+  visitObject(object: object): number {
+    const depth = this.depth;
+    const proto: unknown = getPrototypeOf(object);
+    if (proto !== objectPrototype && proto !== null) this.fail(depth - 1, 'Only plain objects are JSON (this is a class instance).');
+    if (getOwnPropertySymbols(object).length > 0) this.fail(depth - 1, 'Symbol keys are not JSON.');
+    const keys = Object.keys(object);
+    if (getOwnPropertyNames(object).length !== keys.length) this.fail(depth - 1, 'Non-enumerable properties are not JSON.');
+    const flags = this.flags;
+    const text = (flags & WRITE_TEXT) !== 0;
+    const sortCopy = (flags & (COPY | SORT_KEYS)) === (COPY | SORT_KEYS);
+    let ordered = inOrder(keys);
+    // Canonical text and a canonical copy need the keys in code-unit order: the list is ours, sorted in place only when it is not in order.
+    if (!ordered && (text || sortCopy)) sortKeys(keys);
+    const out: Record<string, unknown> | null = (flags & COPY) !== 0 ? {} : null;
+    const tokens = this.tokens;
+    let height = 0;
+    let frozen = true;
+    let indexLike = false;
+    let childrenOrdered = true;
+    if (text) this.text += '{';
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!;
+      if (!isWellFormedString(key)) this.fail(depth - 1, 'Key contains a lone surrogate.', key);
+      const descriptor = getOwnPropertyDescriptor(object, key);
+      if (descriptor === undefined || !('value' in descriptor)) this.fail(depth - 1, 'Accessor properties are not JSON.', key);
+      if (text) this.text += index > 0 ? `,${quote(key)}:` : `${quote(key)}:`;
+      tokens[depth - 1] = key;
+      const child = this.visit(descriptor.value);
+      if (child > height) height = child;
+      frozen &&= this.frozen;
+      childrenOrdered &&= this.ordered;
+      if (out !== null) {
+        // A `__proto__` key is copied as an own property, never as a prototype.
+        if (key === '__proto__') defineProperty(out, key, { value: this.copied, enumerable: true, writable: true, configurable: true });
+        else out[key] = this.copied;
+        indexLike ||= startsWithDigit(key);
+      }
+    }
+    if (text) this.text += '}';
+    // A canonical copy was filled in code-unit order; JavaScript lists index-like keys first, so then its order is checked.
+    if (sortCopy && !ordered) ordered = !indexLike || inOrder(Object.keys(out!));
+    this.copied = out;
+    this.frozen = frozen;
+    this.ordered = ordered && childrenOrdered;
+    return height + 1;
+  }
+}
+
+let idle: Walker | null = null;
 
 /**
  * The one JSON walker: checks that `value` is JSON (JsonValueError otherwise, with a JSON
- * pointer built only when something fails), and, as `mode` asks, writes its canonical text and
- * builds a deep-frozen copy in the same pass. `assertJson`, `isJson`, `jsonHeight`,
- * `canonicalJson`, `copyFrozenJson`, `freezeJson` and `deepFreezeJson` are each one call of it,
- * so they can never disagree: every JSON rule of the project lives here. It is on every hot path
- * (storage preflight, result checks), so deep-frozen values it verified before are not walked
- * again, and the pointer of a failure is built only when something fails.
+ * pointer built only when something fails), and, as `flags` ask, writes its canonical text,
+ * builds a deep-frozen copy or freezes it in place, all in the same pass. `assertJson`, `isJson`,
+ * `jsonHeight`, `canonicalJson`, `copyFrozenJson`, `freezeJson` and `deepFreezeJson` are each
+ * one call of it, so they can never disagree: every JSON rule of the project lives here. It is
+ * on every hot path (storage preflight, result checks), so deep-frozen values it verified before
+ * are not walked again, and a walk allocates only the key list of each object it reads and the
+ * copies it was asked for: no property list per object beyond that, no closures, no result
+ * object per container, no sort of keys already in order.
  */
-export function walkJson(value: unknown, mode: WalkMode): WalkResult {
-  const { write, copy, sortKeys } = mode;
-  const freeze = mode.freeze === true;
-  const ancestors: object[] = [];
-  const tokens: (string | number)[] = [];
-  const fail: (message: string, extra?: string | number) => never = (message, extra) => {
-    let path = '';
-    for (const token of tokens) path = jsonPointer(path, token);
-    if (extra !== undefined) path = jsonPointer(path, extra);
-    throw new JsonValueError(path, message);
-  };
-  // Set by `visit` for the value it just walked: whether all of it is deep-frozen, and its copy.
-  let frozen = true;
-  let copied: unknown = undefined;
-
-  const visit = (current: unknown): number => {
-    frozen = true;
-    copied = current;
-    switch (typeof current) {
-      case 'string':
-        if (!isWellFormedString(current)) fail('String contains a lone surrogate.');
-        write?.(JSON.stringify(current));
-        return 0;
-      case 'number':
-        if (!Number.isFinite(current)) fail(`Number ${String(current)} is not finite.`);
-        if (Object.is(current, -0)) {
-          write?.('0');
-          if (sortKeys) copied = 0; // a canonical copy holds what its text says
-        } else {
-          write?.(JSON.stringify(current));
-        }
-        return 0;
-      case 'boolean':
-        write?.(current ? 'true' : 'false');
-        return 0;
-      case 'object':
-        break;
-      default:
-        fail(`A ${typeof current} is not a JSON value.`);
+export function walkJson(value: unknown, flags: number): WalkResult {
+  const walker = idle ?? new Walker();
+  idle = null;
+  walker.flags = flags;
+  try {
+    const height = walker.visit(value);
+    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered };
+  } finally {
+    walker.text = '';
+    walker.copied = undefined;
+    walker.depth = 0;
+    // Let go of the containers it held (only a walk that met one did).
+    if (walker.ancestors.length > 0) {
+      walker.ancestors.length = 0;
+      walker.tokens.length = 0;
     }
-    if (current === null) {
-      write?.('null');
-      return 0;
-    }
-    const known = verifiedHeights.get(current);
-    if (known !== undefined && ancestors.length + known <= MAX_JSON_DEPTH) {
-      if (write === null) return known;
-      const text = recentTexts.get(current);
-      if (text !== undefined) {
-        write(text);
-        return known;
-      }
-      // Walk it to write its text; its parts are verified and skipped where their text is known.
-    }
-    if (ancestors.length >= MAX_JSON_DEPTH) fail(`Nesting is deeper than ${MAX_JSON_DEPTH}.`);
-    if (ancestors.includes(current)) fail('Value contains a cycle.');
-    if (Object.getOwnPropertySymbols(current).length > 0) fail('Symbol keys are not JSON.');
-    ancestors.push(current);
-    const result = Array.isArray(current) ? visitArray(current) : visitObject(current);
-    ancestors.pop();
-    if (known !== undefined) {
-      frozen = true;
-      copied = current;
-      return known;
-    }
-    if (copy) {
-      const out = Object.freeze(result.copy as object);
-      verifiedHeights.set(out, result.height);
-      frozen = true;
-      copied = result.copy;
-    } else {
-      if (freeze) Object.freeze(current);
-      frozen = result.frozen && Object.isFrozen(current);
-      if (frozen) verifiedHeights.set(current, result.height);
-      copied = current;
-    }
-    return result.height;
-  };
-
-  const visitArray = (array: unknown[]): { height: number; frozen: boolean; copy: unknown } => {
-    if (Object.getPrototypeOf(array) !== Array.prototype) fail('Array subclasses are not JSON.');
-    const keys = Object.keys(array);
-    if (keys.length !== array.length) fail(keys.length < array.length ? 'Sparse arrays are not JSON.' : 'Arrays with extra properties are not JSON.');
-    const out: unknown[] | null = copy ? new Array<unknown>(array.length) : null;
-    let height = 0;
-    let allFrozen = true;
-    write?.('[');
-    for (let i = 0; i < array.length; i++) {
-      if (!Object.prototype.hasOwnProperty.call(array, i)) fail('Sparse arrays are not JSON.', i);
-      if (i > 0) write?.(',');
-      tokens.push(i);
-      const child = visit(array[i]);
-      tokens.pop();
-      if (child > height) height = child;
-      allFrozen &&= frozen;
-      if (out !== null) out[i] = copied;
-    }
-    write?.(']');
-    return { height: height + 1, frozen: allFrozen, copy: out };
-  };
-
-  const visitObject = (object: object): { height: number; frozen: boolean; copy: unknown } => {
-    if (!isPlainObject(object)) fail('Only plain objects are JSON (this is a class instance).');
-    // Only canonical text (or a canonical copy) needs sorted keys; a plain check does not pay for the sort.
-    const keys = write === null && !sortKeys ? Object.keys(object) : Object.keys(object).sort();
-    if (Object.getOwnPropertyNames(object).length !== keys.length) fail('Non-enumerable properties are not JSON.');
-    const out: Record<string, unknown> | null = copy ? {} : null;
-    let height = 0;
-    let allFrozen = true;
-    write?.('{');
-    for (let index = 0; index < keys.length; index++) {
-      const key = keys[index]!;
-      if (!isWellFormedString(key)) fail('Key contains a lone surrogate.', key);
-      const descriptor = Object.getOwnPropertyDescriptor(object, key);
-      if (descriptor === undefined || !('value' in descriptor)) fail('Accessor properties are not JSON.', key);
-      if (index > 0) write?.(',');
-      write?.(`${JSON.stringify(key)}:`);
-      tokens.push(key);
-      const child = visit(descriptor.value);
-      tokens.pop();
-      if (child > height) height = child;
-      allFrozen &&= frozen;
-      if (out !== null) {
-        // A `__proto__` key is copied as an own property, never as a prototype.
-        if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
-        else out[key] = copied;
-      }
-    }
-    write?.('}');
-    return { height: height + 1, frozen: allFrozen, copy: out };
-  };
-
-  const height = visit(value);
-  return { height, value: copied };
+    idle = walker;
+  }
 }
