@@ -58,10 +58,5 @@ async function main(): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-main().then(
-  (code) => (process.exitCode = code),
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+// An error thrown by main is printed by Node, which then exits with 1.
+process.exitCode = await main();
