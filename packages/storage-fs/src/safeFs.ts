@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, constants, fstatSync, fsync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StorageError, corruptStream, isStorageError, storageIoError } from '@roundtable/storage';
@@ -55,19 +55,6 @@ function refuseSymlink(path: string, error: unknown): never {
 }
 
 /** Whether a real directory is at `path`; a symlink or anything else there is UNSAFE_STORAGE_PATH. */
-export async function directoryExists(path: string): Promise<boolean> {
-  let stats: Stats;
-  try {
-    stats = await lstat(path);
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return false;
-    if (errorCode(error) === 'ENOTDIR') throw unsafePath(path, 'a parent of it is not a directory', error);
-    throw error;
-  }
-  requireRealDirectory(path, stats);
-  return true;
-}
-
 export function directoryExistsSync(path: string): boolean {
   let stats: Stats;
   try {
@@ -134,7 +121,7 @@ export async function ensureDirectory(path: string): Promise<void> {
     await mkdir(path, { mode: DIRECTORY_MODE });
   } catch (error) {
     if (errorCode(error) !== 'EEXIST') throw error;
-    if (!(await directoryExists(path))) throw unsafePath(path, 'it vanished while being created');
+    if (!directoryExistsSync(path)) throw unsafePath(path, 'it vanished while being created');
     return;
   }
   const handle = await openDirectory(path);
