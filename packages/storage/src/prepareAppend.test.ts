@@ -117,6 +117,16 @@ describe('prepareAppend', () => {
     );
   });
 
+  it('quotes identifiers holding a quote, a backslash or non-ASCII exactly as canonical JSON does', () => {
+    const ids = ['say "hi"', 'back\\slash', 'both \\"', 'a\u2028b\u2029c', 'é😀', 'plain'];
+    const events = ids.map((id, i) => event(id, { i }, { type: `t${id}`, correlationId: `c${id}`, causationId: i % 2 === 0 ? `x${id}` : null }));
+    const prepared = prepareAppend(resolveStorageOptions(), 'stream-1', 0, events);
+    prepared.texts.forEach((text, i) => {
+      expect(text).toBe(canonicalJson(prepared.events[i]));
+      expect(JSON.parse(text)).toMatchObject({ eventId: ids[i], type: `t${ids[i]}`, correlationId: `c${ids[i]}` });
+    });
+  });
+
   it('refuses a class instance or a getter as INVALID_STORED_VALUE, not a bare JSON error', () => {
     class Event {
       constructor() {
