@@ -181,6 +181,22 @@ describe('prepareAppend', () => {
     expect(prepareAppend(config(), 's', 0, [event('é'.repeat(128))]).nextHead).toBe(1);
   });
 
+  it('counts the bytes of ids of three-byte characters: 85 of them (255 bytes) pass, 86 (258 bytes) are refused', () => {
+    expect(prepareAppend(config(), 's', 0, [event('€'.repeat(85))]).nextHead).toBe(1);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [event('€'.repeat(86))]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'eventId' });
+    expect(refusal(() => prepareAppend(config(), 's', 0, [event('a', null, { type: `${'€'.repeat(85)}ab` })]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'type' });
+  });
+
+  it('refuses a bad timestamp right after accepting a good one, in one batch and across batches', () => {
+    const good = '2024-02-29T23:59:59.999Z';
+    for (const bad of ['2023-02-29T00:00:00.000Z', '2024-02-29T24:00:00.000Z', '', '2024-02-29T23:59:59.999']) {
+      const error = refusal(() => prepareAppend(config(), 's', 0, [event('a', null, { timestamp: good }), event('b', null, { timestamp: bad })]), 'INVALID_STORED_VALUE');
+      expect(error.details).toMatchObject({ field: 'timestamp' });
+      expect(prepareAppend(config(), 's', 0, [event('c', null, { timestamp: good })]).nextHead).toBe(1);
+      expect(refusal(() => prepareAppend(config(), 's', 0, [event('d', null, { timestamp: bad })]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'timestamp' });
+    }
+  });
+
   it('refuses an id twice in the batch with DUPLICATE_EVENT_ID', () => {
     const error = refusal(() => prepareAppend(config(), 's', 0, [event('a'), event('b'), event('a')]), 'DUPLICATE_EVENT_ID');
     expect(error.details).toEqual({ eventId: 'a' });
