@@ -117,6 +117,16 @@ describe('prepareAppend', () => {
     );
   });
 
+  it('quotes identifiers holding a quote, a backslash or non-ASCII exactly as canonical JSON does', () => {
+    const ids = ['say "hi"', 'back\\slash', 'both \\"', 'a\u2028b\u2029c', 'é😀', 'plain'];
+    const events = ids.map((id, i) => event(id, { i }, { type: `t${id}`, correlationId: `c${id}`, causationId: i % 2 === 0 ? `x${id}` : null }));
+    const prepared = prepareAppend(resolveStorageOptions(), 'stream-1', 0, events);
+    prepared.texts.forEach((text, i) => {
+      expect(text).toBe(canonicalJson(prepared.events[i]));
+      expect(JSON.parse(text)).toMatchObject({ eventId: ids[i], type: `t${ids[i]}`, correlationId: `c${ids[i]}` });
+    });
+  });
+
   it('refuses a class instance or a getter as INVALID_STORED_VALUE, not a bare JSON error', () => {
     class Event {
       constructor() {
@@ -169,6 +179,22 @@ describe('prepareAppend', () => {
 
   it('accepts ids of exactly 256 UTF-8 bytes', () => {
     expect(prepareAppend(config(), 's', 0, [event('é'.repeat(128))]).nextHead).toBe(1);
+  });
+
+  it('counts the bytes of ids of three-byte characters: 85 of them (255 bytes) pass, 86 (258 bytes) are refused', () => {
+    expect(prepareAppend(config(), 's', 0, [event('€'.repeat(85))]).nextHead).toBe(1);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [event('€'.repeat(86))]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'eventId' });
+    expect(refusal(() => prepareAppend(config(), 's', 0, [event('a', null, { type: `${'€'.repeat(85)}ab` })]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'type' });
+  });
+
+  it('refuses a bad timestamp right after accepting a good one, in one batch and across batches', () => {
+    const good = '2024-02-29T23:59:59.999Z';
+    for (const bad of ['2023-02-29T00:00:00.000Z', '2024-02-29T24:00:00.000Z', '', '2024-02-29T23:59:59.999']) {
+      const error = refusal(() => prepareAppend(config(), 's', 0, [event('a', null, { timestamp: good }), event('b', null, { timestamp: bad })]), 'INVALID_STORED_VALUE');
+      expect(error.details).toMatchObject({ field: 'timestamp' });
+      expect(prepareAppend(config(), 's', 0, [event('c', null, { timestamp: good })]).nextHead).toBe(1);
+      expect(refusal(() => prepareAppend(config(), 's', 0, [event('d', null, { timestamp: bad })]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'timestamp' });
+    }
   });
 
   it('refuses an id twice in the batch with DUPLICATE_EVENT_ID', () => {

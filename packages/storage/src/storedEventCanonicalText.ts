@@ -4,7 +4,10 @@ import type { NewEvent, StoredEvent } from './events.js';
 
 // The canonical JSON of an event, assembled around the payload's canonical text so the payload
 // is walked once. Keys in code-unit order; the other fields are checked identifiers, numbers or null.
-const field = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+// A checked identifier holds no control character and no lone surrogate, so only `"` and `\`
+// would need escaping: without them it is quoted as it is (no JSON.stringify per field).
+const field = (value: string | null) =>
+  value === null ? 'null' : value.includes('"') || value.includes('\\') ? JSON.stringify(value) : `"${value}"`;
 
 export function newEventText(event: NewEvent, payload: string): string {
   return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"eventId":${field(event.eventId)},"payload":${payload},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
