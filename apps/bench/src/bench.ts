@@ -7,13 +7,14 @@ import { parseArgs } from 'node:util';
 import { benchAiSdkOverhead } from './aiSdkOverhead.js';
 import { benchFollow } from './followWorkload.js';
 import { benchGraphFold } from './graphFold.js';
+import { benchMemory } from './memoryWorkload.js';
 import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.js';
 import { benchPostgresPingPong } from './postgresWorkloads.js';
 import { benchWorkers } from './workersWorkload.js';
 import type { AdapterName } from './workloads.js';
 
 interface Job {
-  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers';
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers' | 'memory';
   readonly adapter: AdapterName | 'none';
   readonly size: number;
   readonly batchSize?: number;
@@ -42,6 +43,9 @@ async function runChild(job: Job): Promise<Numbers> {
       return { ...(await benchPostgresPingPong(job.size)) };
     case 'workers':
       return { ...(await benchWorkers(job.workers ?? 1, job.size)) };
+    case 'memory':
+      // The ping-pong run alone, in memory (`none`: a store that checks appends and keeps nothing).
+      return { ...(await benchMemory(job.adapter === 'none' ? 'discard' : 'memory', job.size)) } as unknown as Numbers;
   }
 }
 
@@ -85,6 +89,7 @@ function plan(quick: boolean): Job[] {
   for (const size of quick ? [1_000] : [1_000, 10_000]) jobs.push({ workload: 'ai-sdk-overhead', adapter: 'memory', size, repeats: quick ? 3 : 5 });
   for (const adapter of ADAPTERS) jobs.push({ workload: 'follow', adapter, size: quick ? 10_000 : 100_000, batchSize: 10, repeats: 1 });
   for (const size of [1_000, 10_000]) jobs.push({ workload: 'postgres-ping-pong', adapter: 'none', size, repeats: quick ? 1 : 3 });
+  for (const adapter of ['memory', 'none'] as const) jobs.push({ workload: 'memory', adapter, size: quick ? 10_000 : 100_000, repeats: 1 });
   for (const workers of [1, 2, 4]) jobs.push({ workload: 'workers', adapter: 'none', size: quick ? 24 : 64, workers, repeats: quick ? 1 : 3 });
   return jobs;
 }

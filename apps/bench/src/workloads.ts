@@ -111,15 +111,20 @@ async function runAndReplay(adapter: AdapterName, definition: TeamDefinition, no
   }
 }
 
-/** Two members alternating, one ~100-character post per turn mentioning the other. */
-export function benchPingPong(adapter: AdapterName, turns: number): Promise<RunReport> {
+/** The two members of the ping-pong team: one ~100-character post per turn mentioning the other, `pong` ending it after `turns`. */
+export function pingPongMembers(turns: number): Record<string, (ctx: { input: unknown; position: string }) => TeamTurnResult> {
   const member = (self: string, other: string) => (ctx: { input: unknown; position: string }): TeamTurnResult => {
     const turn = Number(ctx.position.split('/').at(-1));
     const last = (ctx.input as TeamDispatchInput).messages.at(-1);
     if (self === 'pong' && turn * 2 >= turns) return { summary: `done after ${last?.id ?? 'nothing'}` };
     return { summary: `turn ${turn}`, posts: [{ roomId: 'table', text: `${self} ${turn} ${POST}`, mentions: [other] }] };
   };
-  return runAndReplay(adapter, pingPongTeam(turns), { ping: member('ping', 'pong'), pong: member('pong', 'ping') }, turns);
+  return { ping: member('ping', 'pong'), pong: member('pong', 'ping') };
+}
+
+/** Two members alternating, one ~100-character post per turn mentioning the other. */
+export function benchPingPong(adapter: AdapterName, turns: number): Promise<RunReport> {
+  return runAndReplay(adapter, pingPongTeam(turns), pingPongMembers(turns), turns);
 }
 
 /** A seeded PRNG (mulberry32), so every run of the fan-out mentions the same members. */

@@ -43,6 +43,16 @@ describe('freezeJson: one walk checks, canonicalises, measures and freezes', () 
     expect(frozen.text).toBe('{"a":[{"list":[1,2],"text":"hi"}],"b":{"list":[1,2],"text":"hi"},"n":0}');
   });
 
+  it('gives the right text for values frozen long ago and just now, and for values nested in newer ones', () => {
+    // More values than the recently-frozen texts keep, so the first ones have left the ring.
+    const frozen = Array.from({ length: 200 }, (_, index) => freezeJson({ z: index, a: [index, { b: `v${index}` }] }).value);
+    for (const [index, value] of frozen.entries()) {
+      const expected = canonicalJson({ z: index, a: [index, { b: `v${index}` }] });
+      expect(freezeJson(value).text).toBe(expected);
+      expect(freezeJson({ outer: value }).text).toBe(`{"outer":${expected}}`);
+    }
+  });
+
   it('refuses a frozen value that is not JSON and keeps the depth limit for reused parts', () => {
     expect(() => freezeJson(Object.freeze({ when: new Date(0) }))).toThrow(/at \/when/);
     const deep = copyFrozenJson(nest(MAX_JSON_DEPTH - 1) as Json);

@@ -52,20 +52,34 @@ function recall(target: object): number | undefined {
 /**
  * The canonical text of the most recently frozen values (`freezeJson`): the result an attempt
  * froze is written by the storage moments later, and this saves writing it again. Bounded, so it
- * never holds more than a few values alive.
+ * never holds more than a few values alive. A ring of two fixed arrays, not a Map: a Map that
+ * evicts its oldest entry rehashes into a new table every few dozen entries and links the old
+ * table to the new one, and those dead tables, once in the old generation, keep every value
+ * and text that passed through them alive across young-generation collections, so all of them
+ * were promoted before dying (about 36 MiB over a 100,000-turn team run, measured). Overwriting
+ * a slot of a fixed array lets the value it held go.
  */
-const recentTexts = new Map<object, string>();
 const RECENT_TEXTS = 64;
+const recentValues: (object | undefined)[] = new Array<object | undefined>(RECENT_TEXTS).fill(undefined);
+const recentTextsRing: string[] = new Array<string>(RECENT_TEXTS).fill('');
+/** The slot the next remembered value takes. */
+let recentNext = 0;
 
 /** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
 export function recentText(value: object): string | undefined {
-  return recentTexts.get(value);
+  // Newest first: the value asked for was usually frozen moments ago.
+  for (let back = 1, slot = recentNext - 1; back <= RECENT_TEXTS; back++, slot--) {
+    if (slot < 0) slot += RECENT_TEXTS;
+    if (recentValues[slot] === value) return recentTextsRing[slot];
+  }
+  return undefined;
 }
 
 /** Keeps the canonical text of a value `freezeJson` just froze, for the next walk that writes it. */
 export function rememberText(value: object, text: string): void {
-  recentTexts.set(value, text);
-  if (recentTexts.size > RECENT_TEXTS) recentTexts.delete(recentTexts.keys().next().value as object);
+  recentValues[recentNext] = value;
+  recentTextsRing[recentNext] = text;
+  recentNext = recentNext + 1 === RECENT_TEXTS ? 0 : recentNext + 1;
 }
 
 /** What one walk does besides checking, as bit flags (`CHECK_ONLY` is none of them). */
@@ -201,7 +215,7 @@ class Walker {
       const ordered = (known & 1) === 1;
       this.ordered = ordered;
       if ((this.flags & WRITE_TEXT) === 0) return known >> 1;
-      const text = recentTexts.get(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
+      const text = recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
       if (text !== undefined) {
         this.text += text;
         return known >> 1;

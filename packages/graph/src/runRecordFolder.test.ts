@@ -277,6 +277,33 @@ describe('RunRecordFolder: what it tells its users, read-only', () => {
     expect(foldAll(pair, recordOf(pair, a1.dispatched, b1.dispatched, a1.started(), b1.started(), b1.completed(), a1.failed())).unfinishedPositions()).toEqual([]);
   });
 
+  it('keeps dispatch order and forgets finished attempts while many finish out of order (the open set is rebuilt as it goes)', () => {
+    const ids = Array.from({ length: 20 }, (_, index) => `m${String(index).padStart(2, '0')}`);
+    const crowd = compileTeam(team({ members: ids.map((id) => ({ id })), rooms: null, globalConcurrency: 20, maxTurnsPerMember: 1 }));
+    const steps = ids.map((id) => attemptSteps(id, `team/${id}/1`));
+    // Finish 16 of the 20 in a scrambled order; m03, m07, m12 and m18 stay open (m12 paused).
+    const finishing = [19, 0, 5, 1, 17, 9, 2, 14, 4, 16, 6, 11, 8, 15, 13, 10];
+    const record = recordOf(
+      crowd,
+      ...steps.map((step) => step.dispatched),
+      ...steps.map((step) => step.started(1)),
+      ...finishing.map((index) => (index % 2 === 0 ? steps[index]!.completed() : steps[index]!.failed())),
+      steps[12]!.paused(),
+    );
+    const folder = foldAll(crowd, record);
+    expect(folder.openAttempts().map((attempt) => attempt.position)).toEqual(['team/m03/1', 'team/m07/1', 'team/m12/1', 'team/m18/1']);
+    expect(folder.unfinishedPositions()).toEqual(['team/m03/1', 'team/m07/1', 'team/m18/1']);
+    for (const index of finishing) {
+      expect(folder.openAttempt(`team/${ids[index]!}/1`)).toBeUndefined();
+      expect(folder.hasDispatched(`team/${ids[index]!}/1`)).toBe(true);
+    }
+    expect(folder.openAttempt('team/m12/1')).toMatchObject({ status: 'paused', attempt: 1 });
+    expect(folder.failures.map((failure) => failure.nodeId)).toEqual(finishing.filter((index) => index % 2 === 1).map((index) => ids[index]));
+    // A finished attempt takes no second outcome, whether or not the set was rebuilt since.
+    expect(refusal(crowd, [...record, { revision: record.length + 1, eventId: 'again', type: GraphEventTypes.NODE_COMPLETED, version: 1, payload: { nodeId: 'm19', position: 'team/m19/1', result: { summary: 'again' } } }])).toMatch(/no unfinished attempt/);
+    expect(refusal(crowd, [...record, { revision: record.length + 1, eventId: 'again', type: GraphEventTypes.NODE_COMPLETED, version: 1, payload: { nodeId: 'm10', position: 'team/m10/1', result: { summary: 'again' } } }])).toMatch(/no unfinished attempt/);
+  });
+
   it('openAttempts() lists every unfinished attempt, paused ones too, as a new array', () => {
     const folder = foldAll(pair, recordOf(pair, a1.dispatched, b1.dispatched, a1.started(), a1.paused(), b1.started(), b1.completed()));
     const open = folder.openAttempts();

@@ -68,8 +68,14 @@ export class RunRecordFolder<State> {
   #state: State;
   #revision = 0;
   #definition: StoredRunDefinition | null = null;
-  /** Unfinished attempts by position, in dispatch order. */
-  readonly #open = new Map<string, OpenAttempt>();
+  /**
+   * Unfinished attempts by position, in dispatch order; a finished one's entry is set to
+   * undefined, not deleted, and the map is rebuilt once such entries outnumber the open ones
+   * (see `#finish`).
+   */
+  #open = new Map<string, OpenAttempt | undefined>();
+  /** How many entries of `#open` are unfinished attempts. */
+  #openCount = 0;
   /** Every position ever dispatched in this run. */
   readonly #dispatched = new Set<string>();
   /** Every `graph:node-failed` of the record, in record order. */
@@ -115,7 +121,9 @@ export class RunRecordFolder<State> {
 
   /** Every unfinished attempt, paused ones included, in dispatch order (a new array). */
   openAttempts(): OpenAttempt[] {
-    return [...this.#open.values()];
+    const attempts: OpenAttempt[] = [];
+    for (const attempt of this.#open.values()) if (attempt !== undefined) attempts.push(attempt);
+    return attempts;
   }
 
   /**
@@ -124,7 +132,7 @@ export class RunRecordFolder<State> {
    */
   unfinishedPositions(): string[] {
     const positions: string[] = [];
-    for (const attempt of this.#open.values()) if (attempt.status !== 'paused') positions.push(attempt.position);
+    for (const attempt of this.#open.values()) if (attempt !== undefined && attempt.status !== 'paused') positions.push(attempt.position);
     return positions;
   }
 
@@ -246,6 +254,7 @@ export class RunRecordFolder<State> {
       this.#batchIndex = 0;
     }
     this.#dispatched.add(position);
+    this.#openCount++;
     this.#open.set(position, {
       nodeId,
       position,
@@ -262,6 +271,24 @@ export class RunRecordFolder<State> {
     });
   }
 
+  /**
+   * Drops a finished attempt. Not `Map.prototype.delete`: a map that is deleted from as often as
+   * it is added to rehashes into a new table every few entries and links the old table to the
+   * new one, and those dead tables, once in the old generation, keep every attempt (its input,
+   * with the messages it quotes) that passed through them alive across young-generation
+   * collections, so all of them were promoted before dying. Setting the entry to undefined
+   * changes it in place; a fresh map, built once finished entries outnumber open ones, links to
+   * nothing. Dispatch order is kept either way.
+   */
+  #finish(position: string): void {
+    this.#open.set(position, undefined);
+    this.#openCount--;
+    if (this.#open.size <= 2 * this.#openCount + 8) return;
+    const open = new Map<string, OpenAttempt | undefined>();
+    for (const [key, attempt] of this.#open) if (attempt !== undefined) open.set(key, attempt);
+    this.#open = open;
+  }
+
   #applyAttemptEvent(event: RecordedEvent, payload: Record<string, Json>, open: OpenAttempt): void {
     const position = open.position;
     switch (event.type) {
@@ -273,11 +300,11 @@ export class RunRecordFolder<State> {
       }
       case GraphEventTypes.NODE_COMPLETED:
         if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
-        this.#open.delete(position);
+        this.#finish(position);
         return;
       case GraphEventTypes.NODE_FAILED:
         if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
-        this.#open.delete(position);
+        this.#finish(position);
         this.#failures.push({ nodeId: open.nodeId, position, code: payload.code as string, message: payload.message as string });
         return;
       case GraphEventTypes.NODE_RETRIED:

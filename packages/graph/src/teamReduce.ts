@@ -4,7 +4,7 @@ import type { GraphEvent } from './graphEvent.js';
 import { isRecord } from './json.js';
 import type { TeamPlan } from './teamPlan.js';
 import type { TeamMessage, TeamTurnResult } from './teamSchemas.js';
-import { appendableLog, teamPosition } from './teamState.js';
+import { appendableLog, flatJoin, teamPosition } from './teamState.js';
 import type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
 import { validateTeamTurnResult } from './teamTurnResult.js';
 import { TeamFailureCodes } from './teamFailureCodes.js';
@@ -87,7 +87,7 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
   for (let postIndex = 0; postIndex < posts.length; postIndex++) {
     const post = posts[postIndex]!;
     const message: TeamMessage = Object.freeze({
-      id: `${position}/${postIndex}`,
+      id: flatJoin(position, postIndex),
       roomId: post.roomId,
       text: post.text,
       mentions: post.mentions,

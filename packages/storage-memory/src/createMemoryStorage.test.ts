@@ -82,6 +82,29 @@ describe('createMemoryStorage', () => {
     expect(() => (stored!.payload as { list: unknown[] }).list.push(2)).toThrow(TypeError);
   });
 
+  it('reads back every envelope field of every event, also where events of one stream differ in correlation id, version or causation', async () => {
+    const storage = createMemoryStorage();
+    const appended: NewEvent[] = [
+      { ...event('a'), correlationId: 'first', version: 1 },
+      { ...event('b'), correlationId: 'second', version: 1, causationId: 'a' },
+      { ...event('c'), correlationId: 'first', version: 3, type: 'demo:other', timestamp: '2030-01-01T00:00:00.000Z' },
+      { ...event('d'), correlationId: 'first', version: 1 },
+    ];
+    await storage.append('run-1', 0, appended.slice(0, 2));
+    await storage.append('run-1', 2, appended.slice(2));
+    const expected = appended.map((written, index) => ({ envelopeVersion: 1, streamId: 'run-1', revision: index + 1, ...written }));
+    expect(await readAll(storage, 'run-1')).toEqual(expected);
+    // A byte-identical retry of the first batch is answered from the kept fields; a changed one conflicts.
+    expect(await storage.append('run-1', 0, appended.slice(0, 2))).toBe(2);
+    await expect(storage.append('run-1', 0, [appended[0]!, { ...appended[1]!, correlationId: 'first' }])).rejects.toMatchObject({ code: 'REVISION_CONFLICT' });
+    // Two reads of one event: equal, frozen envelopes sharing one frozen payload.
+    const [again] = await readAll(storage, 'run-1');
+    const [first] = await readAll(storage, 'run-1');
+    expect(again).toEqual(first);
+    expect(Object.isFrozen(again)).toBe(true);
+    expect(again!.payload).toBe(first!.payload);
+  });
+
   it('reads back any appended batches exactly, in order', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (batches) => {

@@ -1,7 +1,8 @@
 import { StorageError, assertRevision, assertStreamId, changeHints, duplicateEventId, prepareAppend, resolveAgainstHeadSync, resolveStorageOptions, storedEventCanonicalText } from '@roundtable/storage';
 import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
 import { addListener, backingState, createMemoryBacking, notifyListeners } from './memoryBacking.js';
-import type { MemoryBacking, MemoryBackingState, MemoryStream } from './memoryBacking.js';
+import type { MemoryBacking, MemoryBackingState } from './memoryBacking.js';
+import { MemoryStream } from './memoryStream.js';
 import { MEMORY_STORAGE_ADAPTER, MEMORY_STORAGE_VERSION } from './version.js';
 
 export interface MemoryStorageOptions extends StorageOptions {
@@ -60,10 +61,10 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
     const found = stream(streamId);
     if (found === undefined) return;
     // Streams only grow, so the length now is the head this read stops at.
-    const head = found.events.length;
-    for (let index = after; index < head; index++) {
+    const head = found.length;
+    for (let revision = after + 1; revision <= head; revision++) {
       assertOpen();
-      yield found.events[index]!;
+      yield found.at(revision);
     }
   }
 
@@ -79,16 +80,17 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
     assertOpen();
     const streams = streamsOf(true);
     const existing = streams.get(streamId);
-    const decision = resolveAgainstHeadSync(prepared, existing?.events.length ?? 0, (from, to) => (existing?.events.slice(from - 1, to) ?? []).map(storedEventCanonicalText));
+    const decision = resolveAgainstHeadSync(prepared, existing?.length ?? 0, (from, to) => {
+      const texts: string[] = [];
+      for (let revision = from; revision <= to; revision++) texts.push(storedEventCanonicalText(existing!.at(revision)));
+      return texts;
+    });
     if (decision !== 'write') return decision;
     const duplicate = existing === undefined ? undefined : prepared.eventIds.find((eventId) => existing.eventIds.has(eventId));
     if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
-    const target = existing ?? { events: [], eventIds: new Set<string>() };
-    // prepareAppend's events are deep-frozen copies: reads hand them out as they are.
-    for (const [index, event] of prepared.events.entries()) {
-      target.events.push(event);
-      target.eventIds.add(prepared.eventIds[index]!);
-    }
+    const target = existing ?? new MemoryStream(streamId);
+    // prepareAppend's events are deep-frozen copies: the stream keeps their fields, not the envelopes.
+    for (const event of prepared.events) target.push(event);
     if (existing === undefined) streams.set(streamId, target);
     notifyListeners(state, namespace, streamId);
     return prepared.nextHead;
@@ -97,7 +99,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
   // eslint-disable-next-line @typescript-eslint/require-await -- as read
   async function* streams(): AsyncGenerator<{ streamId: string; head: number }> {
     assertOpen();
-    const listing = [...streamsOf(false).entries()].map(([streamId, found]) => ({ streamId, head: found.events.length }));
+    const listing = [...streamsOf(false).entries()].map(([streamId, found]) => ({ streamId, head: found.length }));
     for (const entry of listing) {
       assertOpen();
       yield entry;
@@ -106,7 +108,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
 
   return {
     identity,
-    head: (streamId) => Promise.resolve().then(() => stream(streamId)?.events.length ?? 0),
+    head: (streamId) => Promise.resolve().then(() => stream(streamId)?.length ?? 0),
     read,
     append,
     streams,

@@ -1,14 +1,4 @@
-import type { StoredEvent } from '@roundtable/storage';
-
-/**
- * One stream as the memory adapter keeps it: deep-frozen events (payloads shared with the
- * writer's frozen values, no second copy) and their ids. The canonical text a byte-identical
- * retry is compared with is written again from the event when a retry asks, not kept.
- */
-export interface MemoryStream {
-  readonly events: StoredEvent[];
-  readonly eventIds: Set<string>;
-}
+import type { MemoryStream } from './memoryStream.js';
 
 /**
  * Where in-memory streams live. Every storage instance made with the same backing sees the same
