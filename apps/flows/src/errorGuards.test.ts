@@ -18,7 +18,7 @@ import {
   isRoomsError,
   isRoundtableError,
   isStorageError,
-} from './index.js';
+} from '@roundtable/runtime';
 
 /** One error of every class the project throws, beside its class and its guard. */
 const classes = [

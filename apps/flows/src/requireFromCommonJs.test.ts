@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
-const runtimeDirectory = dirname(dirname(fileURLToPath(import.meta.url)));
-const packagesDirectory = dirname(runtimeDirectory);
+const flowsDirectory = dirname(dirname(fileURLToPath(import.meta.url)));
+const packagesDirectory = join(dirname(dirname(flowsDirectory)), 'packages');
 
 interface PackageJson {
   readonly name: string;
@@ -51,7 +51,7 @@ describe('require() from CommonJS', () => {
     const entries = await publishedEntries();
     expect(entries).toEqual(expect.arrayContaining(['@roundtable/core', '@roundtable/runtime', '@roundtable/storage/conformance', '@roundtable/cli']));
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=commonjs', '-e', COMMONJS_CHILD], {
-      cwd: runtimeDirectory,
+      cwd: flowsDirectory,
       env: { ...process.env, ROUNDTABLE_ENTRIES: JSON.stringify(entries) },
       maxBuffer: 16 * 1024 * 1024,
     });
