@@ -38,8 +38,10 @@ describe('the definition schemas are the validators', () => {
       }),
       { numRuns: 1000 },
     );
-    expect(refused).toBeGreaterThan(100);
-    expect(refused).toBeLessThan(900);
+    // Both verdicts occur often (refused is 860-910 of 1,000 over random seeds: the bounds sit
+    // far outside that spread, so a seed cannot fail them; a generator that lost a verdict would).
+    expect(refused).toBeGreaterThan(50);
+    expect(refused).toBeLessThan(950);
   });
 
   it('TeamDefinitionSchema accepts exactly the definitions compileGraph(teamGraphType) accepts', () => {
@@ -52,8 +54,9 @@ describe('the definition schemas are the validators', () => {
       }),
       { numRuns: 1000 },
     );
-    expect(accepted).toBeGreaterThan(100);
-    expect(accepted).toBeLessThan(900);
+    // Both verdicts occur often (accepted is 100-140 of 1,000 over random seeds).
+    expect(accepted).toBeGreaterThan(50);
+    expect(accepted).toBeLessThan(950);
   });
 
   it('reports the cross-field rules even beside a field that stops zod early', () => {
