@@ -64,11 +64,20 @@ export function parseCount(text: string | undefined): number | null {
  * then the body: each event's canonical JSON on its own line (canonical JSON has no raw newline).
  */
 export function encodeBatchFile(streamId: string, firstRevision: number, texts: readonly string[]): Buffer {
-  const body = Buffer.from(`${texts.join('\n')}\n`, 'utf8');
+  // One buffer, the body encoded once after room for the header (its length is only known once
+  // the body's checksum is), the header then written just before it.
+  const bodyText = `${texts.join('\n')}\n`;
+  const bodyBytes = Buffer.byteLength(bodyText, 'utf8');
+  const file = Buffer.allocUnsafe(MAX_HEADER_BYTES + bodyBytes);
+  file.write(bodyText, MAX_HEADER_BYTES, 'utf8');
+  const body = file.subarray(MAX_HEADER_BYTES);
   const header =
     `${MAGIC} version=${BATCH_FORMAT_VERSION} stream=${streamId} first=${firstRevision} count=${texts.length} ` +
-    `bytes=${body.length} sha256=${sha256Hex(body)}\n`;
-  return Buffer.concat([Buffer.from(header, 'latin1'), body]);
+    `bytes=${bodyBytes} sha256=${sha256Hex(body)}\n`;
+  // The header is ASCII (a stream id is), so its length in characters is its length in bytes.
+  const start = MAX_HEADER_BYTES - header.length;
+  file.write(header, start, 'latin1');
+  return file.subarray(start);
 }
 
 /** Where a batch was found, for its checks and its error messages. */
@@ -148,9 +157,10 @@ export function batchEvents(streamId: string, batch: CheckedBatch, label = batch
  * Reads and checks the batch file of `streamId` in `folder` that starts at `first`; null when
  * there is none. Batch files are small and already on disk, so they are read synchronously:
  * four thread-pool round trips per file cost several times more than the reads themselves.
+ * `probe`: the file is probably not there (the one after the head).
  */
-export function readBatchFile(folder: string, streamId: string, first: number): CheckedBatch | null {
+export function readBatchFile(folder: string, streamId: string, first: number, probe = false): CheckedBatch | null {
   const name = batchFileName(first);
-  const bytes = readFileSync(folder, name, streamId);
+  const bytes = readFileSync(folder, name, streamId, { probe });
   return bytes === null ? null : checkBatchFile(bytes, { streamId, first, label: `batch file ${name}` });
 }

@@ -323,4 +323,24 @@ describe('createFsStorage', () => {
     const text = readFileSync(join(directory, 'a', 'b', 'c', 'default', 'run', '0000000000000001.batch'), 'utf8');
     expect(text.split('\n')[0]).toMatch(/^roundtable-fs-batch version=1 stream=run first=1 count=1 bytes=\d+ sha256=[0-9a-f]{64}$/);
   });
+
+  it('writes each batch file as its header line and the canonical texts, whatever the characters and length', async () => {
+    // The file is encoded into one buffer, the header placed before the body: check the bytes
+    // whole against the format, for multi-byte text and for batches small and large.
+    const directory = tempDirectory();
+    const storage = open(directory);
+    let head = 0;
+    for (const [index, text] of ['plain', 'accents éèà, emoji 🙂, CJK 漢字', 'x'.repeat(70_000), ''].entries()) {
+      const events = [newEvent(`u${index}-a`, { text }), newEvent(`u${index}-b`, { text: `${text}!`, index })];
+      const first = head + 1;
+      head = await storage.append('run', head, events);
+      const bytes = readFileSync(join(directory, 'default', 'run', `${String(first).padStart(16, '0')}.batch`));
+      const texts = (await collect(open(directory).read('run', { after: first - 1 }))).map(({ eventId, type, version, timestamp, correlationId, causationId, payload, revision }) =>
+        JSON.stringify({ causationId, correlationId, envelopeVersion: 1, eventId, payload, revision, streamId: 'run', timestamp, type, version }),
+      );
+      const body = Buffer.from(`${texts.join('\n')}\n`, 'utf8');
+      const sha = createHash('sha256').update(body).digest('hex');
+      expect(bytes.equals(Buffer.concat([Buffer.from(`roundtable-fs-batch version=1 stream=run first=${first} count=2 bytes=${body.length} sha256=${sha}\n`), body]))).toBe(true);
+    }
+  });
 });

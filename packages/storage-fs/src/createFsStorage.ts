@@ -18,7 +18,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { batchEvents, batchFileName, encodeBatchFile } from './batchFile.js';
 import { folderNameOf, idOfFolderName } from './folderName.js';
 import { HEAD_MARKER } from './headMarker.js';
-import { packSegment } from './packSegment.js';
+import { SEGMENT_TARGET_BYTES, packSegment } from './packSegment.js';
 import { directoryExistsSync, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
 import { StreamState } from './streamState.js';
 import { removeFileQuietly, removeStaleTempFilesSync, writeTempFile } from './tempFiles.js';
@@ -189,6 +189,7 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
           // Packing is queued behind this append rather than inside it; it only ever speeds up
           // reads, so a pack that fails (a full disk, damage it found) leaves the batch files
           // as they are for the next one to try.
+          if (!state.packDue(segmentBatches, SEGMENT_TARGET_BYTES)) return prepared.nextHead;
           void state.exclusive(async () => {
             try {
               while (await packSegment(state, tempFolder, segmentBatches));

@@ -27,9 +27,8 @@ export const SEGMENT_TARGET_BYTES = 4 * 1024 * 1024;
  * removed in the background (`removeInBackground`). Returns whether it packed.
  */
 export async function packSegment(state: StreamState, tempFolder: string, segmentBatches: number): Promise<boolean> {
+  if (!state.packDue(segmentBatches, SEGMENT_TARGET_BYTES)) return false;
   const unpacked = state.unpackedBatches();
-  const bytes = unpacked.reduce((sum, chunk) => sum + chunk.size, 0);
-  if (unpacked.length <= segmentBatches && !(bytes > SEGMENT_TARGET_BYTES && unpacked.length > 1)) return false;
   // The oldest batches, up to segmentBatches of them or SEGMENT_TARGET_BYTES (at least one).
   const packed: Chunk[] = [];
   let packedBytes = 0;

@@ -181,9 +181,32 @@ export function openFileForReadingSync(path: string): number | null {
   }
 }
 
+/**
+ * False when nothing is at `path` (not following a symlink); true when something is, or when
+ * lstat fails otherwise (the no-follow open that follows then reports it as it always did). A
+ * probe for the next batch or segment file nearly always finds nothing: an open that fails
+ * builds a Node error with its stack (several µs, more than the system call), where lstat with
+ * `throwIfNoEntry: false` returns undefined and builds nothing.
+ */
+function mayExistSync(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 
 /** Far above any batch or segment the limits allow; a bigger file is not ours, and is not read into memory. */
 const MAX_FILE_BYTES = 1024 * 1024 * 1024;
+
+/** How `readFileSync` reads. */
+export interface ReadFileOptions {
+  /** Read at most this many bytes from the start (a header). */
+  readonly limit?: number;
+  /** The file is probably not there (a probe for the next one): look with lstat before opening. */
+  readonly probe?: boolean;
+}
 
 /**
  * Reads the file `name` in `folder` (a batch, segment or marker of `streamId`) synchronously,
@@ -191,16 +214,18 @@ const MAX_FILE_BYTES = 1024 * 1024 * 1024;
  * a regular file, or is far too large, is CORRUPT_EVENT_STREAM. With `limit`, reads at most
  * that many bytes from the start (a header). Committed files never change, so one read of the
  * size fstat gave is the whole file; if it is not (the file was tampered with meanwhile), the
- * checksum check catches it.
+ * checksum check catches it. A probe that finds nothing is the same as an open a moment earlier.
  */
-export function readFileSync(folder: string, name: string, streamId: string, limit = Number.POSITIVE_INFINITY): Buffer | null {
-  const fd = openFileForReadingSync(join(folder, name));
+export function readFileSync(folder: string, name: string, streamId: string, options: ReadFileOptions = {}): Buffer | null {
+  const path = join(folder, name);
+  if (options.probe === true && !mayExistSync(path)) return null;
+  const fd = openFileForReadingSync(path);
   if (fd === null) return null;
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw corruptStream(streamId, `${name} is not a regular file.`);
     if (stats.size > MAX_FILE_BYTES) throw corruptStream(streamId, `${name} is too large to be a batch or segment file.`);
-    const size = Math.min(stats.size, limit);
+    const size = Math.min(stats.size, options.limit ?? Number.POSITIVE_INFINITY);
     const bytes = Buffer.allocUnsafe(size);
     let read = 0;
     while (read < size) {

@@ -67,10 +67,13 @@ function parseHeader(bytes: Buffer, streamId: string, first: number, size: numbe
   return { first, last, batches, size, bodyStart: newline + 1, bodyBytes, checksum };
 }
 
-/** Reads a segment's header line only (what a listing needs); null when there is no such file. */
-export function readSegmentInfo(folder: string, streamId: string, first: number): SegmentInfo | null {
+/**
+ * Reads a segment's header line only (what a listing needs); null when there is no such file.
+ * `probe`: the file is probably not there (the segment after the last one known).
+ */
+export function readSegmentInfo(folder: string, streamId: string, first: number, probe = false): SegmentInfo | null {
   const name = segmentFileName(first);
-  const start = readFileSync(folder, name, streamId, MAX_HEADER_BYTES + 1);
+  const start = readFileSync(folder, name, streamId, { limit: MAX_HEADER_BYTES + 1, probe });
   if (start === null) return null;
   const header = parseHeader(start, streamId, first, 0);
   return { first, last: header.last, batches: header.batches, size: header.bodyStart + header.bodyBytes };

@@ -107,6 +107,28 @@ describe('segment files', () => {
     expect(await collect(right.read('run', { after: 3 }))).toEqual(events.slice(3));
   });
 
+  it('pack exactly segmentBatches at a time whichever instance packed last, found by listing, probing or packing', async () => {
+    // Each instance counts the batch files waiting as it goes (no walk over the stream per
+    // append): the count must follow segments other instances packed, and a fresh listing.
+    const directory = tempDirectory();
+    const folder = join(directory, 'default', 'run');
+    const writers = [createFsStorage({ directory, segmentBatches: 3 }), createFsStorage({ directory, segmentBatches: 3 })];
+    let head = 0;
+    for (let round = 0; round < 40; round++) {
+      // Runs of one to three appends by one writer; every seventh append by a fresh instance.
+      const writer = round % 7 === 6 ? createFsStorage({ directory, segmentBatches: 3 }) : writers[Math.floor(round / (1 + (round % 3))) % 2]!;
+      head = await writer.append('run', head, newEvents(`w${round}`, 1 + (round % 2)));
+      // The next call on the stream waits for the pack queued behind the append.
+      expect(await writer.head('run')).toBe(head);
+      const layout = folderLayout(folder);
+      expect(layout.batchFiles).toBeLessThanOrEqual(4);
+      expect(layout.batchFiles + layout.packedBatches).toBe(round + 1);
+      expect(layout.packedBatches).toBe(layout.segments * 3);
+    }
+    expect(folderLayout(folder).segments).toBe(13);
+    expect((await collect(createFsStorage({ directory }).read('run'))).length).toBe(head);
+  });
+
   it('rejects a bad segmentBatches with INVALID_STORAGE_OPTIONS', () => {
     const directory = tempDirectory();
     for (const segmentBatches of [0, -1, 1.5, Number.NaN, 2_000_000, '8' as unknown as number]) {

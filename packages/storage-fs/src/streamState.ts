@@ -33,6 +33,9 @@ export class StreamState {
   private chunks: Chunk[] = [];
   /** The last revision held by segments: `chunks` holds segments up to it, then batch files. */
   private segmentEnd = 0;
+  /** How many of `chunks` are batch files not packed yet, and their bytes: kept up as batches come in, recounted when a segment does. */
+  private unpackedCount = 0;
+  private unpackedBytes = 0;
   private readonly eventIds = new Set<string>();
   /** `eventIds` holds the ids of revisions 1 … `idsUpTo`. */
   private idsUpTo = 0;
@@ -102,11 +105,11 @@ export class StreamState {
     let known = this.head;
     for (;;) {
       for (;;) {
-        const batch = readBatchFile(this.folder, this.streamId, this.head + 1);
+        const batch = readBatchFile(this.folder, this.streamId, this.head + 1, true);
         if (batch === null) break;
         this.addBatch(batch.first, batch.count, batch.size);
       }
-      const segment = readSegmentInfo(this.folder, this.streamId, this.segmentEnd + 1);
+      const segment = readSegmentInfo(this.folder, this.streamId, this.segmentEnd + 1, true);
       if (segment === null) return;
       this.addSegment(segment, known);
       known = this.head;
@@ -133,12 +136,17 @@ export class StreamState {
       this.chunks = [...segments, chunk, ...this.chunks.slice(next)];
     }
     this.segmentEnd = segment.last;
+    const unpacked = this.unpackedBatches();
+    this.unpackedCount = unpacked.length;
+    this.unpackedBytes = unpacked.reduce((sum, existing) => sum + existing.size, 0);
   }
 
   private addBatch(first: number, count: number, size: number): void {
     if (first !== this.head + 1) throw this.corrupt(`batch ${batchFileName(first)} does not follow revision ${this.head}.`);
     this.chunks.push({ kind: 'batch', first, last: first + count - 1, size });
     this.head = first + count - 1;
+    this.unpackedCount++;
+    this.unpackedBytes += size;
   }
 
   /** Records a batch this instance has just committed, without reading it back. */
@@ -153,6 +161,14 @@ export class StreamState {
   /** The batch files not packed into a segment yet, oldest first. */
   unpackedBatches(): readonly Chunk[] {
     return this.chunks.filter((chunk) => chunk.first > this.segmentEnd);
+  }
+
+  /**
+   * Whether more than `batches` batch files wait (or more than `bytes` in more than one file):
+   * what `packSegment` needs to start, known without going through the chunks on every append.
+   */
+  packDue(batches: number, bytes: number): boolean {
+    return this.unpackedCount > batches || (this.unpackedBytes > bytes && this.unpackedCount > 1);
   }
 
   /** Batch files to remove at the next pack: leftovers of a killed packer. */
@@ -172,7 +188,7 @@ export class StreamState {
    */
   segmentHolds(revision: number): boolean {
     for (let first = this.segmentEnd + 1; first <= revision; ) {
-      const segment = readSegmentInfo(this.folder, this.streamId, first);
+      const segment = readSegmentInfo(this.folder, this.streamId, first, true);
       if (segment === null) return false;
       if (segment.last >= revision) return true;
       first = segment.last + 1;
@@ -303,6 +319,8 @@ export class StreamState {
     this.head = 0;
     this.segmentEnd = 0;
     this.chunks = [];
+    this.unpackedCount = 0;
+    this.unpackedBytes = 0;
     this.eventIds.clear();
     this.idsUpTo = 0;
     this.leftovers = [];

@@ -12,6 +12,23 @@ const TEMP_FILE_NAME = /^([0-9a-f]{8})-([1-9]\d*)-[0-9a-f]{16}\.tmp$/;
 // Which machine wrote a temp file: a pid only means something on the machine that owns it.
 const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 
+/** Random bytes drawn once for many temp names: one draw costs more than the name's other work. */
+const RANDOM_POOL_BYTES = 4096;
+const NAME_RANDOM_BYTES = 8;
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+
+/** 16 random hex digits, as unpredictable as a fresh `randomBytes(8)` each (every byte is used once). */
+function randomHex(): string {
+  if (randomOffset + NAME_RANDOM_BYTES > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomOffset = 0;
+  }
+  const hex = randomPool.toString('hex', randomOffset, randomOffset + NAME_RANDOM_BYTES);
+  randomOffset += NAME_RANDOM_BYTES;
+  return hex;
+}
+
 /**
  * Writes `bytes` to a new, uniquely named file in `directory` (exclusive create, mode 0600,
  * never through a symlink) and fsyncs it. Returns its path; on failure nothing is left behind.
@@ -19,7 +36,7 @@ const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 
  * local disk take microseconds, a thread-pool round trip each costs more than that.
  */
 export async function writeTempFile(directory: string, bytes: Uint8Array): Promise<string> {
-  const path = join(directory, `${HOST_TAG}-${process.pid}-${randomBytes(8).toString('hex')}.tmp`);
+  const path = join(directory, `${HOST_TAG}-${process.pid}-${randomHex()}.tmp`);
   let fd: number;
   try {
     fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, FILE_MODE);
