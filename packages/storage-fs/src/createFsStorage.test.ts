@@ -211,6 +211,37 @@ describe('createFsStorage', () => {
     }, 'STORAGE_CLOSED');
   });
 
+  it('iterates a read as an async generator would: lazily, in order however next() is called, once past a failure, and stopped by return()', async () => {
+    const directory = tempDirectory();
+    const writer = open(directory);
+    let head = 0;
+    for (let batch = 0; batch < 6; batch++) head = await writer.append('run', head, newEvents(`b${batch}`, 3));
+    const storage = open(directory);
+    // Nothing runs before the first next(): a bad id fails there, not at read().
+    const bad = storage.read('bad/id');
+    await storageError(() => bad[Symbol.asyncIterator]().next(), 'INVALID_STORED_VALUE');
+    // The head is taken when iteration starts, not when read() is called.
+    const late = storage.read('run')[Symbol.asyncIterator]();
+    head = await writer.append('run', head, newEvents('late', 2));
+    expect((await collect({ [Symbol.asyncIterator]: () => late })).length).toBe(20);
+    // next() called many times without waiting: every event once, in order, then done.
+    const eager = storage.read('run', { after: 4 })[Symbol.asyncIterator]();
+    const results = await Promise.all(Array.from({ length: 18 }, () => eager.next()));
+    expect(results.map((result) => (result.done === true ? 'done' : result.value.revision))).toEqual([...Array.from({ length: 16 }, (_, index) => index + 5), 'done', 'done']);
+    // Stopped in the middle of a batch: later calls are done, and a new read starts over.
+    const stopped = storage.read('run')[Symbol.asyncIterator]();
+    expect((await stopped.next()).value).toMatchObject({ revision: 1 });
+    expect(await stopped.return?.()).toEqual({ value: undefined, done: true });
+    expect(await stopped.next()).toEqual({ value: undefined, done: true });
+    for await (const event of storage.read('run')) if (event.revision === 2) break;
+    expect((await collect(storage.read('run'))).map((event) => event.revision)).toEqual(Array.from({ length: head }, (_, index) => index + 1));
+    // A failure is thrown once, then the iteration is over.
+    await storage.close();
+    const closed = storage.read('run')[Symbol.asyncIterator]();
+    await storageError(() => closed.next(), 'STORAGE_CLOSED');
+    expect(await closed.next()).toEqual({ value: undefined, done: true });
+  });
+
   it('creates directories 0700 and files 0600 whatever the umask', async () => {
     const directory = tempDirectory();
     const previous = process.umask(0o277);

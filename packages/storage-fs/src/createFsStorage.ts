@@ -13,9 +13,11 @@ import {
   resolveStorageOptions,
   storageIoError,
 } from '@roundtable/storage';
-import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
+import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StorageOptions } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
 import { batchEvents, batchFileName, encodeBatchFile } from './batchFile.js';
+import { eventIterator } from './eventIterator.js';
+import type { EventSource } from './eventIterator.js';
 import { folderNameOf, idOfFolderName } from './folderName.js';
 import { HEAD_MARKER } from './headMarker.js';
 import { SEGMENT_TARGET_BYTES, packSegment } from './packSegment.js';
@@ -205,7 +207,8 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
     });
   }
 
-  async function* readFrom(streamId: string, options: ReadOptions): AsyncGenerator<StoredEvent> {
+  /** What `read` iterates: checks the call, then the batches holding `after + 1` up to the head when iteration starts. */
+  async function openRead(streamId: string, options: ReadOptions): Promise<EventSource> {
     assertOpen();
     assertStreamId(streamId);
     const after = options?.after ?? 0;
@@ -215,15 +218,21 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
       await catchUp(state);
       return state.head;
     });
-    if (after >= head) return;
-    for await (const batch of state.batches(after + 1, head)) {
-      assertOpen();
-      const events = batchEvents(streamId, batch);
-      state.gather(batch, events);
-      for (const event of events) {
-        if (event.revision > after && event.revision <= head) yield event;
-      }
-    }
+    const batches = after >= head ? null : state.batches(after + 1, head);
+    return {
+      async next() {
+        const item = await batches?.next();
+        if (item === undefined || item.done === true) return null;
+        assertOpen();
+        const events = batchEvents(streamId, item.value);
+        state.gather(item.value, events);
+        const within = events[0]!.revision > after && events.at(-1)!.revision <= head;
+        return within ? events : events.filter((event) => event.revision > after && event.revision <= head);
+      },
+      async stop() {
+        await batches?.return(undefined);
+      },
+    };
   }
 
   async function* listStreams(): AsyncGenerator<{ streamId: string; head: number }> {
@@ -257,12 +266,11 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
         throw storageIoError(location, error);
       }
     },
-    async *read(streamId, readOptions = {}) {
-      try {
-        yield* readFrom(streamId, readOptions);
-      } catch (error) {
-        throw storageIoError(location, error);
-      }
+    read(streamId, readOptions = {}) {
+      return eventIterator(
+        () => openRead(streamId, readOptions),
+        (error) => storageIoError(location, error),
+      );
     },
     async append(streamId, expectedRevision, events) {
       try {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '@roundtable/storage';
@@ -244,6 +244,17 @@ describe('the head marker', () => {
   it('is a copy of the newest batch', async () => {
     const { folder, batchFiles } = await fixture();
     expect(readFileSync(join(folder, 'head'))).toEqual(readFileSync(join(folder, batchFiles.at(-1)!)));
+  });
+
+  it('is the newest batch file itself under a second name, so it costs no write and no fsync of its own', async () => {
+    const { folder, batchFiles } = await fixture();
+    const marker = statSync(join(folder, 'head'));
+    const newest = statSync(join(folder, batchFiles.at(-1)!));
+    // One inode, linked as the batch file and as the marker: its bytes were fsynced before the batch was linked.
+    expect(marker.ino).toBe(newest.ino);
+    expect(marker.dev).toBe(newest.dev);
+    expect(newest.nlink).toBe(2);
+    for (const name of batchFiles.slice(0, -1)) expect(statSync(join(folder, name)).nlink).toBe(1);
   });
 
   it('makes the newest batch files deleted fail closed, packed or not', async () => {

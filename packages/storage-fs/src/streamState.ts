@@ -208,13 +208,14 @@ export class StreamState {
    */
   gather(batch: CheckedBatch, events: readonly StoredEvent[]): void {
     if (batch.first !== this.idsUpTo + 1) return;
-    for (const [index, event] of events.entries()) {
-      if (this.eventIds.has(event.eventId)) {
+    for (let index = 0; index < events.length; index++) {
+      const eventId = events[index]!.eventId;
+      if (this.eventIds.has(eventId)) {
         // Leave the set as it was: take back this batch's ids before failing.
         for (const added of events.slice(0, index)) this.eventIds.delete(added.eventId);
-        throw this.corrupt(`event id ${JSON.stringify(event.eventId)} is stored twice.`);
+        throw this.corrupt(`event id ${JSON.stringify(eventId)} is stored twice.`);
       }
-      this.eventIds.add(event.eventId);
+      this.eventIds.add(eventId);
     }
     this.idsUpTo = batch.first + batch.count - 1;
   }
