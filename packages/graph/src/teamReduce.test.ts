@@ -42,7 +42,7 @@ describe('graph:node-dispatched', () => {
 
   it('is ignored unless the position is team/<id>/<turns + 1>', () => {
     const initial = seed.initialState();
-    for (const position of ['team/writer/2', 'team/writer/0', 'team/writer', 'writer/1', 'team/reviewer/1']) {
+    for (const position of ['team/writer/2', 'team/writer/0', 'team/writer/01', 'team/writer/11', 'team/writer/1/', 'team/writer1', 'team/writer', 'writer/1', 'xteam/writer/1', 'team/reviewer/1']) {
       expect(seed.reduce(initial, event('node-dispatched', { nodeId: 'writer', position }))).toBe(initial);
     }
   });
