@@ -2,6 +2,7 @@ import { canonicalJson, copyFrozenJson, digest, isIdentifier } from '@roundtable
 import type { Digest, Json } from '@roundtable/core';
 import { GraphErrorCodes, GraphValidationError, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
+import { dispatchInputCheckOf } from './dispatchInputCheck.js';
 import { validateGraphCommands } from './graphCommand.js';
 import type { GraphCommand } from './graphCommand.js';
 import { assertGraphDefinition } from './graphDefinition.js';
@@ -9,7 +10,7 @@ import type { GraphDefinition, GraphNode } from './graphDefinition.js';
 import { checkGraphEvent } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
 import type { GraphType, GraphTypeFunctions } from './graphType.js';
-import { isPositiveSafeInteger, isRecord } from './json.js';
+import { isJsonValue, isPositiveSafeInteger, isRecord } from './json.js';
 
 /**
  * A definition whose node ids TypeScript can see: passing a literal (or an `as const` value)
@@ -88,6 +89,7 @@ export function compileGraph<State, NodeId extends string = string>(type: GraphT
   throwIfAny(compiledFunctionIssues(functions));
   const nodeIds: ReadonlySet<string> = new Set(value.nodes.map((node) => node.id));
   const validate = functions.validateNodeResult;
+  const inputIsJson = dispatchInputCheckOf(functions) ?? isJsonValue;
 
   const reduce = (state: State, event: GraphEvent): State => {
     const issue = checkGraphEvent(event);
@@ -96,7 +98,7 @@ export function compileGraph<State, NodeId extends string = string>(type: GraphT
   };
   const decide = (state: State): GraphCommand[] => {
     const commands = functions.decide(state);
-    throwIfAny(validateGraphCommands(commands, nodeIds));
+    throwIfAny(validateGraphCommands(commands, nodeIds, inputIsJson));
     return commands;
   };
   const compiled: CompiledGraph<State, NodeId> = {

@@ -1,7 +1,9 @@
+import { isJson } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { teamMemberStates, teamMessages, teamPosition } from './index.js';
 import type { CompiledGraph, GraphEvent, TeamDefinition, TeamDispatchInput, TeamMessage, TeamState } from './index.js';
+import { teamDispatchInputIsJson } from './teamDecide.js';
 import { compileTeam, event, events } from './testing/teamFixtures.js';
 
 const MEMBER_POOL = ['m0', 'm1', 'm2', 'm3', 'm4'];
@@ -196,6 +198,18 @@ describe('random team conversations', () => {
           }
           state = graph.reduce(state, entry);
         });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('judge every dispatch input decide builds as isJson of the whole input does (JSON)', () => {
+    fc.assert(
+      fc.property(conversationArbitrary, ([definition, choices]) => {
+        for (const { input } of converse(definition, choices).inputs) {
+          expect(isJson(input)).toBe(true);
+          expect(teamDispatchInputIsJson(input)).toBe(true);
+        }
       }),
       { numRuns: 100 },
     );
