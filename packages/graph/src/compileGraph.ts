@@ -7,7 +7,7 @@ import { validateGraphCommands } from './graphCommand.js';
 import type { GraphCommand } from './graphCommand.js';
 import { assertGraphDefinition } from './graphDefinition.js';
 import type { GraphDefinition, GraphNode } from './graphDefinition.js';
-import { checkGraphEvent } from './graphEvent.js';
+import { checkGraphEvent, payloadIssue } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
 import type { GraphType, GraphTypeFunctions } from './graphType.js';
 import { isJsonValue, isPositiveSafeInteger, isRecord } from './json.js';
@@ -46,6 +46,22 @@ export interface CompiledGraph<State, NodeId extends string = string> {
   readonly describe: () => Json;
   /** Present when the graph type validates node results. */
   readonly validateNodeResult?: (nodeId: string, result: unknown) => GraphValidationIssue | null;
+}
+
+/**
+ * For each graph `compileGraph` made, its `reduce` for an event whose caller built it as
+ * `{ type, version, payload }` with a string type and a finite version (the fold does, after
+ * `graphEventProblem`): of `checkGraphEvent`, only the payload's check is left to do.
+ */
+const builtEventReducers = new WeakMap<object, (state: never, event: GraphEvent) => unknown>();
+
+/**
+ * `graph.reduce` for events built as `builtEventReducers` says, skipping the envelope checks
+ * that the building made redundant; a graph compiled by another copy of this package gets its
+ * own checked `reduce`.
+ */
+export function builtEventReducer<State>(graph: CompiledGraph<State>): (state: State, event: GraphEvent) => State {
+  return (builtEventReducers.get(graph) as ((state: State, event: GraphEvent) => State) | undefined) ?? graph.reduce;
 }
 
 function graphTypeIssues(type: unknown): GraphValidationIssue[] {
@@ -113,5 +129,10 @@ export function compileGraph<State, NodeId extends string = string>(type: GraphT
       ? {}
       : { validateNodeResult: (nodeId: string, result: unknown) => validate.call(functions, nodeId, result) }),
   };
+  builtEventReducers.set(compiled, (state: State, event: GraphEvent): State => {
+    const issue = payloadIssue(event.payload);
+    if (issue !== null) throw new GraphValidationError([issue]);
+    return functions.reduce(state, event);
+  });
   return Object.freeze(compiled);
 }

@@ -41,15 +41,17 @@ function dispatchIssue(
   command: Record<string, unknown>,
   path: string,
   nodeIds: ReadonlySet<string>,
-  positions: Set<string>,
+  positions: Set<string> | null,
   inputIsJson: (input: unknown) => boolean,
 ): GraphValidationIssue | null {
   const code = GraphErrorCodes.INVALID_GRAPH_COMMAND;
   const { nodeId, position } = command;
   if (typeof nodeId !== 'string' || !nodeIds.has(nodeId)) return graphIssue(code, `${path}/nodeId`, 'A dispatch must name a declared node.');
   if (typeof position !== 'string' || position === '') return graphIssue(code, `${path}/position`, 'A dispatch position must be a non-empty string.');
-  if (positions.has(position)) return graphIssue(code, `${path}/position`, `Dispatch position "${position}" appears twice.`);
-  positions.add(position);
+  if (positions !== null) {
+    if (positions.has(position)) return graphIssue(code, `${path}/position`, `Dispatch position "${position}" appears twice.`);
+    positions.add(position);
+  }
   if (!inputIsJson(command['input'])) return graphIssue(code, `${path}/input`, 'A dispatch input must be a JSON value.');
   return null;
 }
@@ -79,7 +81,8 @@ export function validateGraphCommands(commands: unknown, nodeIds: ReadonlySet<st
   const code = GraphErrorCodes.INVALID_GRAPH_COMMAND;
   if (!Array.isArray(commands)) return [graphIssue(code, '', 'decide must return an array of commands.')];
   const issues: GraphValidationIssue[] = [];
-  const positions = new Set<string>();
+  // A single command cannot repeat a position: no set for the usual batch of one.
+  const positions = commands.length > 1 ? new Set<string>() : null;
   let terminals = 0;
   for (let index = 0; index < commands.length; index++) {
     const path = `/${index}`;

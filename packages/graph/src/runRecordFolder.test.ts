@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, RunRecordFolder, compileGraph, isGraphExecutionError, runStartedPayload } from './index.js';
+import { GraphEventTypes, RunRecordFolder, compileGraph, isGraphExecutionError, isGraphValidationError, runStartedPayload } from './index.js';
+import type { GraphValidationError } from './index.js';
 import type { GraphType, RecordedEvent } from './index.js';
 import { attemptSteps, foldAll, recordOf, refusal } from './testing/recordFixtures.js';
 import type { Step } from './testing/recordFixtures.js';
@@ -139,6 +140,21 @@ describe('the fold refuses a record that does not fit together (SPEC 4: INVALID_
       const { [field]: _dropped, ...missing } = payload as Record<string, Json>;
       expect(refusal(graph, recordOf(graph, [type, missing]))).toMatch(`exactly the fields ${fields.join(', ')}`);
     }
+  });
+
+  it('a payload with exactly its fields that is not a plain object still meets reduce\'s check (INVALID_GRAPH_TYPE)', () => {
+    const inherited = Object.assign(Object.create({ inherited: true }) as object, { nodeId: 'a', position }) as Json;
+    const folder = new RunRecordFolder(graph);
+    const [started, dispatch] = recordOf(graph, [GraphEventTypes.NODE_DISPATCHED, inherited]);
+    folder.apply(started!);
+    let thrown: unknown;
+    try {
+      folder.apply(dispatch!);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isGraphValidationError(thrown, 'INVALID_GRAPH_TYPE'), String(thrown)).toBe(true);
+    expect((thrown as GraphValidationError).issues).toEqual([expect.objectContaining({ path: '/payload' })]);
   });
 
   it('every node event names a declared node', () => {

@@ -1,5 +1,7 @@
 import type { Json } from '@roundtable/core';
+import { builtEventReducer } from './compileGraph.js';
 import type { CompiledGraph } from './compileGraph.js';
+import type { GraphEvent } from './graphEvent.js';
 import type { DispatchCommand } from './graphCommand.js';
 import { GraphEventTypes, graphEventProblem } from './graphEventTypes.js';
 import { GraphExecutionError } from './graphExecutionError.js';
@@ -114,6 +116,8 @@ export class RunRecordFolder<State> {
   readonly #failures: RecordedFailure[] = [];
 
   readonly #graph: CompiledGraph<State>;
+  /** `graph.reduce` for the `{ type, version, payload }` that `#reduce` builds from an event `graphEventProblem` passed. */
+  readonly #reduceBuilt: (state: State, event: GraphEvent) => State;
   readonly #nodeIds: ReadonlySet<string>;
   #expectedBatch: DispatchCommand[] = [];
   #batchIndex = 0;
@@ -122,6 +126,7 @@ export class RunRecordFolder<State> {
 
   constructor(graph: CompiledGraph<State>) {
     this.#graph = graph;
+    this.#reduceBuilt = builtEventReducer(graph);
     this.#nodeIds = new Set(graph.definition.value.nodes.map((node) => node.id));
     this.#state = graph.initialState();
   }
@@ -262,10 +267,12 @@ export class RunRecordFolder<State> {
   }
 
   #reduce(event: RecordedEvent, payload: Record<string, Json>): State {
-    const ahead = this.#ahead.shift();
-    if (ahead !== undefined && ahead.before === this.#state && ahead.type === event.type && ahead.payload === event.payload) return ahead.after;
-    this.#ahead = [];
-    return this.#graph.reduce(this.#state, { type: event.type, version: event.version, payload });
+    if (this.#ahead.length > 0) {
+      const ahead = this.#ahead.shift()!;
+      if (ahead.before === this.#state && ahead.type === event.type && ahead.payload === event.payload) return ahead.after;
+      this.#ahead = [];
+    }
+    return this.#reduceBuilt(this.#state, { type: event.type, version: event.version, payload });
   }
 
   #applyDispatch(event: RecordedEvent, nodeId: string, position: string): void {

@@ -1,4 +1,4 @@
-import { copyFrozenJson } from '@roundtable/core';
+import { copyFrozenJson, isJsonValueError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import type { GraphEvent } from './graphEvent.js';
 import { isRecord } from './json.js';
@@ -86,17 +86,33 @@ function failed(state: TeamState, index: number, code: unknown): TeamState {
 }
 
 /**
+ * The result as the state keeps it: a deep-frozen copy, or the value itself when it is one
+ * already (the executor hands over a result it froze and core verified once; a storage's read,
+ * a payload it deep-froze), or undefined when it is not JSON. Copied before it is validated, so
+ * that a result nobody froze is walked once, not twice: `validateTeamTurnResult` of the copy
+ * finds its JSON verdict remembered and gives the verdict it gives for the original, of which
+ * the copy holds exactly the JSON.
+ */
+function savedCopy(result: unknown): TeamTurnResult | undefined {
+  try {
+    return copyFrozenJson(result as Json) as TeamTurnResult;
+  } catch (error) {
+    if (isJsonValueError(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
  * A valid result: the member becomes idle with it, each post becomes a saved message and each
  * distinct member it mentions is queued with the message id added to its triggers.
  */
 function completed(plan: TeamPlan, state: TeamState, index: number, position: string, result: unknown): TeamState {
   const member = state.members[index]!;
   if (member.status !== 'in-flight') return state;
-  if (validateTeamTurnResult(plan, member.id, result) !== null) {
+  const saved = savedCopy(result);
+  if (saved === undefined || validateTeamTurnResult(plan, member.id, saved) !== null) {
     return withMember(state, index, memberState(member, 'failed', null, member.pauseReason, TeamFailureCodes.RESULT_INVALID, member.result));
   }
-  // The executor hands over a result it froze (and core verified) once: this returns it as it is.
-  const saved = copyFrozenJson(result as Json) as TeamTurnResult;
   const members = copyOf(state.members);
   members[index] = memberState(member, 'idle', null, member.pauseReason, member.failureCode, saved);
   const posts = saved.posts;
