@@ -200,6 +200,11 @@ describe('the fold refuses a record that does not fit together (SPEC 4: INVALID_
     const x = attemptSteps('x', 'p');
     expect(foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed())).hasDispatched('p')).toBe(true);
     expect(refusal(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched))).toMatch(/position p was already dispatched/);
+    // The refused dispatch changed nothing the folder tells.
+    const folder = foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed()));
+    const again = recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched)[4]!;
+    expect(() => folder.apply(again)).toThrow(/position p was already dispatched/);
+    expect([folder.revision, folder.state, folder.openAttempts(), folder.hasDispatched('p')]).toEqual([4, 1, [], true]);
   });
 
   it('an outcome needs a matching attempt in flight', () => {

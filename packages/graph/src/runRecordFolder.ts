@@ -286,13 +286,17 @@ export class RunRecordFolder<State> {
     if (expected.nodeId !== nodeId || expected.position !== position) {
       throw invalidEvent(event, `decide dispatched ${expected.nodeId} at ${expected.position} here.`);
     }
-    if (this.#dispatched.has(position)) throw invalidEvent(event, `position ${position} was already dispatched.`);
+    // One hash operation, not a lookup and then an insert (on a set of every position of the
+    // run, each costs a cache miss or two): adding a position the set holds changes nothing, so a
+    // refused dispatch still leaves the folder as it was (nothing after it in this method throws).
+    const dispatchedBefore = this.#dispatched.size;
+    this.#dispatched.add(position);
+    if (this.#dispatched.size === dispatchedBefore) throw invalidEvent(event, `position ${position} was already dispatched.`);
     this.#batchIndex++;
     if (this.#batchIndex === this.#expectedBatch.length) {
       this.#expectedBatch = [];
       this.#batchIndex = 0;
     }
-    this.#dispatched.add(position);
     this.#openCount++;
     this.#open.set(position, {
       nodeId,
