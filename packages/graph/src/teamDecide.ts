@@ -1,6 +1,7 @@
 import { jsonHeight } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import type { GraphCommand } from './graphCommand.js';
+import { isSavedMessage } from './savedMessageMark.js';
 import { TeamFailureCodes } from './teamFailureCodes.js';
 import type { TeamPlan, TeamPlanMember } from './teamPlan.js';
 import type { TeamDispatchInput, TeamGraphResult, TeamMessage } from './teamSchemas.js';
@@ -80,15 +81,19 @@ function dispatchInput(plan: TeamPlan, state: TeamState, index: number): TeamDis
  * `task`, `role` and `brief` are strings of the plan, which `compileGraph` read from the
  * definition after checking it is JSON. The rest comes from the state, which a caller of
  * `decide` could have made by hand, so each of those parts (the turn, the result, each message
- * and each trigger) is judged JSON within the nesting limit at the depth it sits at.
- * `jsonHeight` of a saved result or message, which the reducer deep-froze and a first walk
- * remembered, costs O(1). Property-tested against `isJson` of the whole input.
+ * and each trigger) is judged JSON within the nesting limit at the depth it sits at: a message
+ * the reducer saved (`isSavedMessage`) is JSON two levels high by construction, anything else
+ * is walked; `jsonHeight` of a saved result, which the reducer deep-froze and verified, costs
+ * O(1). Property-tested against `isJson` of the whole input.
  */
 export function teamDispatchInputIsJson(input: unknown): boolean {
   const { result, messages, turn, triggers } = input as TeamDispatchInput;
   // The result and the turn sit one level down in the input, each message and trigger two.
   if (jsonHeight(turn, 1) < 0 || jsonHeight(result, 1) < 0) return false;
-  for (let index = 0; index < messages.length; index++) if (jsonHeight(messages[index], 2) < 0) return false;
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index];
+    if (!isSavedMessage(message) && jsonHeight(message, 2) < 0) return false;
+  }
   for (let index = 0; index < triggers.length; index++) if (jsonHeight(triggers[index], 2) < 0) return false;
   return true;
 }

@@ -77,6 +77,7 @@ describe('the team dispatch input check', () => {
       ['a result holding a Date', forged(reviewerNext, { result: { summary: 'x', data: new Date(0) } })],
       ['a result too deep for the input', forged(reviewerNext, { result: nested(256) })],
       ['a turn that is not a number', forged(reviewerNext, { turns: undefined })],
+      ['a message put in the log by hand that is not JSON', { ...reviewerNext, log: { ...reviewerNext.log, messages: [{ ...reviewerNext.log.messages[0]!, text: Number.NaN }] } } as unknown as TeamState],
       ['a lone surrogate in a trigger', { ...reviewerNext, log: { ...reviewerNext.log, messages: [{ ...reviewerNext.log.messages[0]!, id: '\ud800' }] } }],
     ];
     for (const [label, state] of broken) {

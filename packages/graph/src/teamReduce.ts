@@ -2,6 +2,7 @@ import { copyFrozenJson, isJsonValueError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import type { GraphEvent } from './graphEvent.js';
 import { isRecord } from './json.js';
+import { markSavedMessage } from './savedMessageMark.js';
 import type { TeamPlan } from './teamPlan.js';
 import type { TeamMessage, TeamTurnResult } from './teamSchemas.js';
 import { appendableLog, flatJoin } from './teamState.js';
@@ -123,14 +124,16 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
   let messageCount = state.messageCount;
   for (let postIndex = 0; postIndex < posts.length; postIndex++) {
     const post = posts[postIndex]!;
-    const message: TeamMessage = Object.freeze({
-      id: flatJoin(position, postIndex),
-      roomId: post.roomId,
-      text: post.text,
-      mentions: post.mentions,
-      sender: member.id,
-      position,
-    });
+    const message: TeamMessage = Object.freeze(
+      markSavedMessage({
+        id: flatJoin(position, postIndex),
+        roomId: post.roomId,
+        text: post.text,
+        mentions: post.mentions,
+        sender: member.id,
+        position,
+      }),
+    );
     const room = plan.roomIndex.get(post.roomId)!;
     log.messages.push(message);
     log.indexById.set(message.id, messageCount);
