@@ -2,14 +2,15 @@ import { canonicalJson, copyFrozenJson, digest, isIdentifier } from '@roundtable
 import type { Digest, Json } from '@roundtable/core';
 import { GraphErrorCodes, GraphValidationError, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
+import { dispatchInputCheckOf } from './dispatchInputCheck.js';
 import { validateGraphCommands } from './graphCommand.js';
 import type { GraphCommand } from './graphCommand.js';
 import { assertGraphDefinition } from './graphDefinition.js';
 import type { GraphDefinition, GraphNode } from './graphDefinition.js';
-import { checkGraphEvent } from './graphEvent.js';
+import { checkGraphEvent, payloadIssue } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
 import type { GraphType, GraphTypeFunctions } from './graphType.js';
-import { isPositiveSafeInteger, isRecord } from './json.js';
+import { isJsonValue, isPositiveSafeInteger, isRecord } from './json.js';
 
 /**
  * A definition whose node ids TypeScript can see: passing a literal (or an `as const` value)
@@ -45,6 +46,22 @@ export interface CompiledGraph<State, NodeId extends string = string> {
   readonly describe: () => Json;
   /** Present when the graph type validates node results. */
   readonly validateNodeResult?: (nodeId: string, result: unknown) => GraphValidationIssue | null;
+}
+
+/**
+ * For each graph `compileGraph` made, its `reduce` for an event whose caller built it as
+ * `{ type, version, payload }` with a string type and a finite version (the fold does, after
+ * `graphEventProblem`): of `checkGraphEvent`, only the payload's check is left to do.
+ */
+const builtEventReducers = new WeakMap<object, (state: never, event: GraphEvent) => unknown>();
+
+/**
+ * `graph.reduce` for events built as `builtEventReducers` says, skipping the envelope checks
+ * that the building made redundant; a graph compiled by another copy of this package gets its
+ * own checked `reduce`.
+ */
+export function builtEventReducer<State>(graph: CompiledGraph<State>): (state: State, event: GraphEvent) => State {
+  return (builtEventReducers.get(graph) as ((state: State, event: GraphEvent) => State) | undefined) ?? graph.reduce;
 }
 
 function graphTypeIssues(type: unknown): GraphValidationIssue[] {
@@ -88,6 +105,7 @@ export function compileGraph<State, NodeId extends string = string>(type: GraphT
   throwIfAny(compiledFunctionIssues(functions));
   const nodeIds: ReadonlySet<string> = new Set(value.nodes.map((node) => node.id));
   const validate = functions.validateNodeResult;
+  const inputIsJson = dispatchInputCheckOf(functions) ?? isJsonValue;
 
   const reduce = (state: State, event: GraphEvent): State => {
     const issue = checkGraphEvent(event);
@@ -96,7 +114,7 @@ export function compileGraph<State, NodeId extends string = string>(type: GraphT
   };
   const decide = (state: State): GraphCommand[] => {
     const commands = functions.decide(state);
-    throwIfAny(validateGraphCommands(commands, nodeIds));
+    throwIfAny(validateGraphCommands(commands, nodeIds, inputIsJson));
     return commands;
   };
   const compiled: CompiledGraph<State, NodeId> = {
@@ -111,5 +129,10 @@ export function compileGraph<State, NodeId extends string = string>(type: GraphT
       ? {}
       : { validateNodeResult: (nodeId: string, result: unknown) => validate.call(functions, nodeId, result) }),
   };
+  builtEventReducers.set(compiled, (state: State, event: GraphEvent): State => {
+    const issue = payloadIssue(event.payload);
+    if (issue !== null) throw new GraphValidationError([issue]);
+    return functions.reduce(state, event);
+  });
   return Object.freeze(compiled);
 }

@@ -37,14 +37,22 @@ function hasExactKeys(command: Record<string, unknown>, keys: readonly string[])
   return Object.keys(command).length === keys.length && keys.every((key) => hasOwn(command, key));
 }
 
-function dispatchIssue(command: Record<string, unknown>, path: string, nodeIds: ReadonlySet<string>, positions: Set<string>): GraphValidationIssue | null {
+function dispatchIssue(
+  command: Record<string, unknown>,
+  path: string,
+  nodeIds: ReadonlySet<string>,
+  positions: Set<string> | null,
+  inputIsJson: (input: unknown) => boolean,
+): GraphValidationIssue | null {
   const code = GraphErrorCodes.INVALID_GRAPH_COMMAND;
   const { nodeId, position } = command;
   if (typeof nodeId !== 'string' || !nodeIds.has(nodeId)) return graphIssue(code, `${path}/nodeId`, 'A dispatch must name a declared node.');
   if (typeof position !== 'string' || position === '') return graphIssue(code, `${path}/position`, 'A dispatch position must be a non-empty string.');
-  if (positions.has(position)) return graphIssue(code, `${path}/position`, `Dispatch position "${position}" appears twice.`);
-  positions.add(position);
-  if (!isJsonValue(command['input'])) return graphIssue(code, `${path}/input`, 'A dispatch input must be a JSON value.');
+  if (positions !== null) {
+    if (positions.has(position)) return graphIssue(code, `${path}/position`, `Dispatch position "${position}" appears twice.`);
+    positions.add(position);
+  }
+  if (!inputIsJson(command['input'])) return graphIssue(code, `${path}/input`, 'A dispatch input must be a JSON value.');
   return null;
 }
 
@@ -66,12 +74,15 @@ function terminalIssue(command: Record<string, unknown>, path: string): GraphVal
  * positions, declared nodes, JSON inputs) or exactly one terminal command. This runs once per
  * `decide`, so it is written by hand (one JSON walk per input, remembered for frozen values)
  * rather than parsed with `GraphCommandSchema`; its field lists come from the schemas.
+ * `inputIsJson` judges each dispatch input: a walk (`isJsonValue`) unless the graph type
+ * registered a cheaper check that gives the same verdict for the inputs it builds.
  */
-export function validateGraphCommands(commands: unknown, nodeIds: ReadonlySet<string>): GraphValidationIssue[] {
+export function validateGraphCommands(commands: unknown, nodeIds: ReadonlySet<string>, inputIsJson: (input: unknown) => boolean = isJsonValue): GraphValidationIssue[] {
   const code = GraphErrorCodes.INVALID_GRAPH_COMMAND;
   if (!Array.isArray(commands)) return [graphIssue(code, '', 'decide must return an array of commands.')];
   const issues: GraphValidationIssue[] = [];
-  const positions = new Set<string>();
+  // A single command cannot repeat a position: no set for the usual batch of one.
+  const positions = commands.length > 1 ? new Set<string>() : null;
   let terminals = 0;
   for (let index = 0; index < commands.length; index++) {
     const path = `/${index}`;
@@ -86,7 +97,7 @@ export function validateGraphCommands(commands: unknown, nodeIds: ReadonlySet<st
       issues.push(graphIssue(code, path, `A ${String(kind)} command has exactly the fields ${keys.join(', ')}.`));
       continue;
     }
-    const issue = kind === 'dispatch' ? dispatchIssue(command, path, nodeIds, positions) : terminalIssue(command, path);
+    const issue = kind === 'dispatch' ? dispatchIssue(command, path, nodeIds, positions, inputIsJson) : terminalIssue(command, path);
     if (kind !== 'dispatch') terminals++;
     if (issue !== null) issues.push(issue);
   }

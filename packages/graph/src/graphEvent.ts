@@ -86,6 +86,10 @@ export function checkGraphEvent(event: unknown): GraphValidationIssue | null {
   if (typeof event['type'] !== 'string') return graphIssue(code, '/type', 'Event type must be a string.');
   const version = event['version'];
   if (typeof version !== 'number' || !Number.isFinite(version)) return graphIssue(code, '/version', 'Event version must be a finite number.');
-  if (!isShallowJson(event['payload'])) return graphIssue(code, '/payload', 'Event payload must be a JSON value.');
-  return null;
+  return payloadIssue(event['payload']);
+}
+
+/** `checkGraphEvent`'s verdict on an event's payload alone (the top level of it). */
+export function payloadIssue(payload: unknown): GraphValidationIssue | null {
+  return isShallowJson(payload) ? null : graphIssue(GraphErrorCodes.INVALID_GRAPH_TYPE, '/payload', 'Event payload must be a JSON value.');
 }

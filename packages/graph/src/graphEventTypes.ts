@@ -1,6 +1,6 @@
 import { isIdentifier } from '@roundtable/core';
 import { GRAPH_EVENT_PAYLOAD_FIELDS } from './graphEvent.js';
-import { isPositiveSafeInteger, isRecord } from './json.js';
+import { hasOwn, isPositiveSafeInteger, isRecord } from './json.js';
 
 /** The event kinds the executor writes; all are version 1. */
 export const GraphEventTypes = {
@@ -19,6 +19,13 @@ export const GRAPH_EVENT_VERSION = 1;
 /** The exact payload fields of each standard event type (SPEC 4 and 11.4), read from their zod schemas. */
 const PAYLOAD_FIELDS = GRAPH_EVENT_PAYLOAD_FIELDS;
 
+/** Whether `payload`'s own keys are exactly `fields` (a loop: this runs for every folded event). */
+function hasExactly(payload: Record<string, unknown>, fields: readonly string[]): boolean {
+  if (Object.keys(payload).length !== fields.length) return false;
+  for (let index = 0; index < fields.length; index++) if (!hasOwn(payload, fields[index]!)) return false;
+  return true;
+}
+
 /**
  * What is wrong with the shape of a standard `graph:` event, or null: version 1, exactly its
  * payload fields, and each field of the right type. Events outside `graph:` pass. The fold
@@ -34,10 +41,7 @@ export function graphEventProblem(event: { readonly type: string; readonly versi
   if (event.version !== GRAPH_EVENT_VERSION) return `version ${String(event.version)} is not supported (only 1).`;
   const payload = event.payload;
   if (!isRecord(payload)) return 'payload must be an object.';
-  const keys = Object.keys(payload);
-  if (keys.length !== fields.length || !fields.every((field) => Object.prototype.hasOwnProperty.call(payload, field))) {
-    return `payload must have exactly the fields ${fields.join(', ')}.`;
-  }
+  if (!hasExactly(payload, fields)) return `payload must have exactly the fields ${fields.join(', ')}.`;
   if (event.type === GraphEventTypes.RUN_STARTED) return null;
   if (typeof payload.nodeId !== 'string') return 'nodeId must be a string.';
   if (typeof payload.position !== 'string' || !isIdentifier(payload.position)) return 'position must be an identifier.';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, RunRecordFolder, compileGraph, isGraphExecutionError, runStartedPayload } from './index.js';
+import { GraphEventTypes, RunRecordFolder, compileGraph, isGraphExecutionError, isGraphValidationError, runStartedPayload } from './index.js';
+import type { GraphValidationError } from './index.js';
 import type { GraphType, RecordedEvent } from './index.js';
 import { attemptSteps, foldAll, recordOf, refusal } from './testing/recordFixtures.js';
 import type { Step } from './testing/recordFixtures.js';
@@ -141,6 +142,21 @@ describe('the fold refuses a record that does not fit together (SPEC 4: INVALID_
     }
   });
 
+  it('a payload with exactly its fields that is not a plain object still meets reduce\'s check (INVALID_GRAPH_TYPE)', () => {
+    const inherited = Object.assign(Object.create({ inherited: true }) as object, { nodeId: 'a', position }) as Json;
+    const folder = new RunRecordFolder(graph);
+    const [started, dispatch] = recordOf(graph, [GraphEventTypes.NODE_DISPATCHED, inherited]);
+    folder.apply(started!);
+    let thrown: unknown;
+    try {
+      folder.apply(dispatch!);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isGraphValidationError(thrown, 'INVALID_GRAPH_TYPE'), String(thrown)).toBe(true);
+    expect((thrown as GraphValidationError).issues).toEqual([expect.objectContaining({ path: '/payload' })]);
+  });
+
   it('every node event names a declared node', () => {
     expect(refusal(graph, recordOf(graph, [GraphEventTypes.NODE_DISPATCHED, { nodeId: 'ghost', position }]))).toMatch(/node "ghost" is not declared/);
     expect(refusal(graph, recordOf(graph, dispatched, [GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: 'ghost', position, attempt: 1, retrySafe: false }]))).toMatch(
@@ -184,6 +200,11 @@ describe('the fold refuses a record that does not fit together (SPEC 4: INVALID_
     const x = attemptSteps('x', 'p');
     expect(foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed())).hasDispatched('p')).toBe(true);
     expect(refusal(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched))).toMatch(/position p was already dispatched/);
+    // The refused dispatch changed nothing the folder tells.
+    const folder = foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed()));
+    const again = recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched)[4]!;
+    expect(() => folder.apply(again)).toThrow(/position p was already dispatched/);
+    expect([folder.revision, folder.state, folder.openAttempts(), folder.hasDispatched('p')]).toEqual([4, 1, [], true]);
   });
 
   it('an outcome needs a matching attempt in flight', () => {

@@ -1,5 +1,7 @@
 import type { Json } from '@roundtable/core';
+import { builtEventReducer } from './compileGraph.js';
 import type { CompiledGraph } from './compileGraph.js';
+import type { GraphEvent } from './graphEvent.js';
 import type { DispatchCommand } from './graphCommand.js';
 import { GraphEventTypes, graphEventProblem } from './graphEventTypes.js';
 import { GraphExecutionError } from './graphExecutionError.js';
@@ -53,6 +55,38 @@ export interface RecordedFailure {
 }
 
 /**
+ * The attempt `from` with every changing field spelled out: an explicit literal of the
+ * interface's fields is several times cheaper than a spread of the previous attempt, and an
+ * attempt moves on at least once per turn.
+ */
+function movedOn(
+  from: OpenAttempt,
+  status: OpenAttempt['status'],
+  attempt: number,
+  retrySafe: boolean | null,
+  pause: AttemptPause | null,
+  resumeValue: Json,
+  answeredPause: AttemptPause | null,
+  previousFailure: AttemptFailure | null,
+  retries: number,
+): OpenAttempt {
+  return {
+    nodeId: from.nodeId,
+    position: from.position,
+    status,
+    attempt,
+    input: from.input,
+    dispatchEventId: from.dispatchEventId,
+    retrySafe,
+    pause,
+    resumeValue,
+    answeredPause,
+    previousFailure,
+    retries,
+  };
+}
+
+/**
  * Folds a run's record into graph state, incrementally and strictly: every standard `graph:`
  * event must have version 1, exactly its payload fields and a declared node, and events must
  * fit together (a dispatch batch equals what `decide` returned at that point; an outcome
@@ -82,6 +116,8 @@ export class RunRecordFolder<State> {
   readonly #failures: RecordedFailure[] = [];
 
   readonly #graph: CompiledGraph<State>;
+  /** `graph.reduce` for the `{ type, version, payload }` that `#reduce` builds from an event `graphEventProblem` passed. */
+  readonly #reduceBuilt: (state: State, event: GraphEvent) => State;
   readonly #nodeIds: ReadonlySet<string>;
   #expectedBatch: DispatchCommand[] = [];
   #batchIndex = 0;
@@ -90,6 +126,7 @@ export class RunRecordFolder<State> {
 
   constructor(graph: CompiledGraph<State>) {
     this.#graph = graph;
+    this.#reduceBuilt = builtEventReducer(graph);
     this.#nodeIds = new Set(graph.definition.value.nodes.map((node) => node.id));
     this.#state = graph.initialState();
   }
@@ -230,10 +267,12 @@ export class RunRecordFolder<State> {
   }
 
   #reduce(event: RecordedEvent, payload: Record<string, Json>): State {
-    const ahead = this.#ahead.shift();
-    if (ahead !== undefined && ahead.before === this.#state && ahead.type === event.type && ahead.payload === event.payload) return ahead.after;
-    this.#ahead = [];
-    return this.#graph.reduce(this.#state, { type: event.type, version: event.version, payload });
+    if (this.#ahead.length > 0) {
+      const ahead = this.#ahead.shift()!;
+      if (ahead.before === this.#state && ahead.type === event.type && ahead.payload === event.payload) return ahead.after;
+      this.#ahead = [];
+    }
+    return this.#reduceBuilt(this.#state, { type: event.type, version: event.version, payload });
   }
 
   #applyDispatch(event: RecordedEvent, nodeId: string, position: string): void {
@@ -247,13 +286,17 @@ export class RunRecordFolder<State> {
     if (expected.nodeId !== nodeId || expected.position !== position) {
       throw invalidEvent(event, `decide dispatched ${expected.nodeId} at ${expected.position} here.`);
     }
-    if (this.#dispatched.has(position)) throw invalidEvent(event, `position ${position} was already dispatched.`);
+    // One hash operation, not a lookup and then an insert (on a set of every position of the
+    // run, each costs a cache miss or two): adding a position the set holds changes nothing, so a
+    // refused dispatch still leaves the folder as it was (nothing after it in this method throws).
+    const dispatchedBefore = this.#dispatched.size;
+    this.#dispatched.add(position);
+    if (this.#dispatched.size === dispatchedBefore) throw invalidEvent(event, `position ${position} was already dispatched.`);
     this.#batchIndex++;
     if (this.#batchIndex === this.#expectedBatch.length) {
       this.#expectedBatch = [];
       this.#batchIndex = 0;
     }
-    this.#dispatched.add(position);
     this.#openCount++;
     this.#open.set(position, {
       nodeId,
@@ -295,7 +338,7 @@ export class RunRecordFolder<State> {
       case GraphEventTypes.NODE_ATTEMPT_STARTED: {
         if (open.status !== 'dispatched' && open.status !== 'resumed') throw invalidEvent(event, `attempt at ${position} is ${open.status}.`);
         if (payload.attempt !== open.attempt + 1) throw invalidEvent(event, `attempt must be ${open.attempt + 1}.`);
-        this.#open.set(position, { ...open, status: 'started', attempt: open.attempt + 1, retrySafe: payload.retrySafe as boolean, pause: null });
+        this.#open.set(position, movedOn(open, 'started', open.attempt + 1, payload.retrySafe as boolean, null, open.resumeValue, open.answeredPause, open.previousFailure, open.retries));
         return;
       }
       case GraphEventTypes.NODE_COMPLETED:
@@ -311,27 +354,25 @@ export class RunRecordFolder<State> {
         // The member stays in flight: the failed attempt is over and the next one has not started.
         if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
         if (payload.attempt !== open.attempt) throw invalidEvent(event, `attempt must be ${open.attempt}, the attempt in flight.`);
-        this.#open.set(position, {
-          ...open,
-          status: 'resumed',
-          previousFailure: { code: payload.code as string, message: payload.message as string },
-          retries: open.retries + 1,
-        });
+        this.#open.set(
+          position,
+          movedOn(open, 'resumed', open.attempt, open.retrySafe, open.pause, open.resumeValue, open.answeredPause, { code: payload.code as string, message: payload.message as string }, open.retries + 1),
+        );
         return;
       case GraphEventTypes.NODE_PAUSED:
         if (open.status !== 'started') throw invalidEvent(event, `no attempt in flight at ${position}.`);
-        this.#open.set(position, { ...open, status: 'paused', pause: { reason: payload.reason as string, request: payload.request ?? null } });
+        this.#open.set(
+          position,
+          movedOn(open, 'paused', open.attempt, open.retrySafe, { reason: payload.reason as string, request: payload.request ?? null }, open.resumeValue, open.answeredPause, open.previousFailure, open.retries),
+        );
         return;
       case GraphEventTypes.NODE_RESUMED:
         // A paused attempt resumes; so does a started one whose process died (crash recovery).
         if (open.status !== 'paused' && open.status !== 'started') throw invalidEvent(event, `attempt at ${position} is ${open.status}, not paused.`);
-        this.#open.set(position, {
-          ...open,
-          status: 'resumed',
-          resumeValue: payload.value ?? null,
-          answeredPause: open.status === 'paused' ? open.pause : null,
-          previousFailure: null,
-        });
+        this.#open.set(
+          position,
+          movedOn(open, 'resumed', open.attempt, open.retrySafe, open.pause, payload.value ?? null, open.status === 'paused' ? open.pause : null, null, open.retries),
+        );
         return;
       default:
         throw invalidEvent(event, 'unknown graph event type.');

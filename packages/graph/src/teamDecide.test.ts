@@ -232,6 +232,17 @@ describe('decide: dispatch input', () => {
     expect(teamMemberStates(state)[2]).toMatchObject({ turns: 1, queued: false, triggers: [] });
   });
 
+  it('holds many messages, tail and triggers overlapping, once each in saved order', () => {
+    const graph = compileTeam(team({ members: [{ id: 'a' }, { id: 'b', initialTurn: false }], globalConcurrency: 1, tailMessages: 30 }));
+    const posts = Array.from({ length: 40 }, (_, index) => post('all', `post ${index}`, index % 3 === 0 ? ['b'] : []));
+    const state = fold(graph, [events.dispatched('a', 1), events.completed('a', 1, { summary: 'a', posts })]);
+    const input = inputOf(graph.decide(state)[0]);
+    const triggered = posts.flatMap((_, index) => (index % 3 === 0 ? [`team/a/1/${index}`] : []));
+    expect(input.triggers).toEqual(triggered);
+    const tail = posts.map((_, index) => index).filter((index) => index >= 10 || index % 3 === 0);
+    expect(input.messages.map((message) => message.id)).toEqual(tail.map((index) => `team/a/1/${index}`));
+  });
+
   it('holds each room last tailMessages plus triggers, once each, in saved order', () => {
     const graph = compileTeam(
       team({

@@ -1,7 +1,10 @@
+import { isJson } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { teamMemberStates, teamMessages, teamPosition } from './index.js';
 import type { CompiledGraph, GraphEvent, TeamDefinition, TeamDispatchInput, TeamMessage, TeamState } from './index.js';
+import { isSavedMessage } from './savedMessageMark.js';
+import { teamDispatchInputIsJson } from './teamDecide.js';
 import { compileTeam, event, events } from './testing/teamFixtures.js';
 
 const MEMBER_POOL = ['m0', 'm1', 'm2', 'm3', 'm4'];
@@ -196,6 +199,25 @@ describe('random team conversations', () => {
           }
           state = graph.reduce(state, entry);
         });
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('judge every dispatch input decide builds as isJson of the whole input does (JSON)', () => {
+    fc.assert(
+      fc.property(conversationArbitrary, ([definition, choices]) => {
+        const { inputs, states } = converse(definition, choices);
+        for (const { input } of inputs) {
+          expect(isJson(input)).toBe(true);
+          expect(teamDispatchInputIsJson(input)).toBe(true);
+        }
+        // The check takes every message the reducer saved as JSON without walking it: each is.
+        for (const message of teamMessages(states[states.length - 1]!)) {
+          expect(isSavedMessage(message)).toBe(true);
+          expect(isJson(message)).toBe(true);
+          expect(Object.isFrozen(message)).toBe(true);
+        }
       }),
       { numRuns: 100 },
     );

@@ -1,6 +1,7 @@
 import type { Json } from '@roundtable/core';
 import type { GraphType } from './graphType.js';
-import { decideTeam } from './teamDecide.js';
+import { withDispatchInputCheck } from './dispatchInputCheck.js';
+import { decideTeam, teamDispatchInputIsJson } from './teamDecide.js';
 import { planTeam } from './teamPlan.js';
 import type { TeamPlan } from './teamPlan.js';
 import { reduceTeam } from './teamReduce.js';
@@ -36,12 +37,16 @@ export const teamGraphType: GraphType<TeamState> = Object.freeze<GraphType<TeamS
   version: TEAM_GRAPH_VERSION,
   compile: (definition) => {
     const plan = planTeam(definition);
-    return {
-      initialState: () => initialTeamState(plan),
-      reduce: (state, event) => reduceTeam(plan, state, event),
-      decide: (state) => decideTeam(plan, state),
-      describe: () => describeTeam(plan),
-      validateNodeResult: (nodeId, result) => validateTeamTurnResult(plan, nodeId, result),
-    };
+    // decideTeam builds every dispatch input with dispatchInput, whose parts this judges.
+    return withDispatchInputCheck(
+      {
+        initialState: () => initialTeamState(plan),
+        reduce: (state, event) => reduceTeam(plan, state, event),
+        decide: (state) => decideTeam(plan, state),
+        describe: () => describeTeam(plan),
+        validateNodeResult: (nodeId, result) => validateTeamTurnResult(plan, nodeId, result),
+      },
+      teamDispatchInputIsJson,
+    );
   },
 });

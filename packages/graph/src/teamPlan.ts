@@ -5,6 +5,7 @@ import { schemaIssues } from './schemaIssues.js';
 import type { IssueMap, IssueRule } from './schemaIssues.js';
 import { TeamDefinitionSchema, teamCrossFieldRules } from './teamSchemas.js';
 import type { TeamDefinition } from './teamSchemas.js';
+import { teamPosition } from './teamState.js';
 
 /** One member as the compiled team sees it. */
 export interface TeamPlanMember {
@@ -12,6 +13,8 @@ export interface TeamPlanMember {
   readonly role: string;
   readonly brief: string;
   readonly initialTurn: boolean;
+  /** `teamPosition(id, turn)` without the turn: `team/<id>/`. */
+  readonly positionPrefix: string;
   /** Indexes into `TeamPlan.rooms` of the rooms this member belongs to, in declaration order. */
   readonly rooms: readonly number[];
 }
@@ -91,6 +94,7 @@ export function planTeam(definition: GraphDefinition): TeamPlan {
     role: node.data.role,
     brief: node.data.brief,
     initialTurn: node.data.initialTurn !== false,
+    positionPrefix: teamPosition(node.id, 0).slice(0, -1),
     rooms: rooms.flatMap((room, index) => (room.memberSet.has(node.id) ? [index] : [])),
   }));
   return {

@@ -1,3 +1,6 @@
+import { copyFrozenJson, isJson } from '@roundtable/core';
+import type { Json } from '@roundtable/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { teamMemberStates, teamMessages } from './index.js';
 import type { GraphEvent, TeamMemberState, TeamState } from './index.js';
@@ -42,7 +45,7 @@ describe('graph:node-dispatched', () => {
 
   it('is ignored unless the position is team/<id>/<turns + 1>', () => {
     const initial = seed.initialState();
-    for (const position of ['team/writer/2', 'team/writer/0', 'team/writer', 'writer/1', 'team/reviewer/1']) {
+    for (const position of ['team/writer/2', 'team/writer/0', 'team/writer/01', 'team/writer/11', 'team/writer/1/', 'team/writer1', 'team/writer', 'writer/1', 'xteam/writer/1', 'team/reviewer/1']) {
       expect(seed.reduce(initial, event('node-dispatched', { nodeId: 'writer', position }))).toBe(initial);
     }
   });
@@ -166,6 +169,43 @@ describe('graph:node-completed', () => {
     expect(member(second, 'writer')).toMatchObject({ status: 'failed', failureCode: 'RESULT_INVALID', result: writerAsks, inFlight: null });
     expect(teamMessages(second).map((message) => message.id)).toEqual(['team/writer/1/0', 'team/reviewer/1/0']);
     expect(member(second, 'reviewer').queued).toBe(false);
+  });
+
+  it('accepts exactly the results validateNodeResult accepts, frozen or not, and keeps a deep-frozen copy of each', () => {
+    const anything = fc.anything({ withMap: true, withDate: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true });
+    const aPost = fc.record({
+      roomId: fc.oneof(fc.constantFrom('review', 'ghost'), anything),
+      text: fc.oneof(fc.string(), anything),
+      mentions: fc.oneof(fc.array(fc.constantFrom('writer', 'reviewer', 'ghost')), anything),
+    });
+    const result = fc.oneof(
+      anything,
+      fc.record({ summary: fc.oneof(fc.string(), anything), data: fc.oneof(fc.jsonValue(), anything), posts: fc.oneof(fc.array(aPost, { maxLength: 3 }), anything) }, { requiredKeys: ['summary'] }),
+    );
+    const inFlight = seed.reduce(seed.initialState(), events.dispatched('writer', 1));
+    fc.assert(
+      fc.property(result, fc.boolean(), (value, frozen) => {
+        if (frozen && isJson(value)) value = copyFrozenJson(value);
+        const state = seed.reduce(inFlight, events.completed('writer', 1, value));
+        const valid = seed.validateNodeResult!('writer', value) === null;
+        expect(member(state, 'writer').status).toBe(valid ? 'idle' : 'failed');
+        if (valid) {
+          expect(member(state, 'writer').result).toEqual(value);
+          expect(isJson(member(state, 'writer').result)).toBe(true);
+          expect(Object.isFrozen(member(state, 'writer').result)).toBe(true);
+        } else {
+          expect(member(state, 'writer').failureCode).toBe('RESULT_INVALID');
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+    let deep: Json = 'x';
+    for (let level = 0; level < 252; level++) deep = [deep];
+    for (const data of [deep, [deep], [[deep]]]) {
+      const value = { summary: 'deep', data };
+      const state = seed.reduce(inFlight, events.completed('writer', 1, value));
+      expect(member(state, 'writer').status).toBe(seed.validateNodeResult!('writer', value) === null ? 'idle' : 'failed');
+    }
   });
 
   it('treats a completion without a result as an invalid result', () => {

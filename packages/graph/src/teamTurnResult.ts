@@ -18,26 +18,30 @@ function invalid(path: string, message: string): GraphValidationIssue {
   return graphIssue(GraphErrorCodes.RESULT_INVALID, path, message);
 }
 
-function postIssue(plan: TeamPlan, sender: string, post: unknown, path: string): GraphValidationIssue | null {
-  if (!isRecord(post)) return invalid(path, 'A post must be an object { roomId, text, mentions }.');
-  const extra = Object.keys(post).find((key) => !POST_KEYS.includes(key));
-  if (extra !== undefined) return invalid(jsonPointer(path, extra), `Unknown post field "${extra}".`);
+/** The problem of post `postIndex` of a result by `sender`, or null; its path is written only for a problem (a valid post costs no string). */
+function postIssue(plan: TeamPlan, sender: string, post: unknown, postIndex: number): GraphValidationIssue | null {
+  if (!isRecord(post)) return invalid(`/posts/${postIndex}`, 'A post must be an object { roomId, text, mentions }.');
+  const keys = Object.keys(post);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (!POST_KEYS.includes(key)) return invalid(jsonPointer(`/posts/${postIndex}`, key), `Unknown post field "${key}".`);
+  }
   const roomId = post['roomId'];
-  if (typeof roomId !== 'string') return invalid(`${path}/roomId`, `A post by "${sender}" must name a declared room (roomId is ${typeName(roomId)}).`);
+  if (typeof roomId !== 'string') return invalid(`/posts/${postIndex}/roomId`, `A post by "${sender}" must name a declared room (roomId is ${typeName(roomId)}).`);
   const roomIndex = plan.roomIndex.get(roomId);
   const room = roomIndex === undefined ? undefined : plan.rooms[roomIndex];
-  if (room === undefined) return invalid(`${path}/roomId`, `Member "${sender}" posted to room ${JSON.stringify(roomId)}, which this team does not declare.`);
-  if (!room.memberSet.has(sender)) return invalid(`${path}/roomId`, `Member "${sender}" is not in room "${room.id}".`);
-  if (typeof post['text'] !== 'string') return invalid(`${path}/text`, 'Post text must be a string.');
+  if (room === undefined) return invalid(`/posts/${postIndex}/roomId`, `Member "${sender}" posted to room ${JSON.stringify(roomId)}, which this team does not declare.`);
+  if (!room.memberSet.has(sender)) return invalid(`/posts/${postIndex}/roomId`, `Member "${sender}" is not in room "${room.id}".`);
+  if (typeof post['text'] !== 'string') return invalid(`/posts/${postIndex}/text`, 'Post text must be a string.');
   const mentions = post['mentions'];
-  if (!Array.isArray(mentions)) return invalid(`${path}/mentions`, 'Post mentions must be an array of member ids.');
+  if (!Array.isArray(mentions)) return invalid(`/posts/${postIndex}/mentions`, 'Post mentions must be an array of member ids.');
   for (let index = 0; index < mentions.length; index++) {
     const mention: unknown = mentions[index];
     if (typeof mention !== 'string') {
-      return invalid(`${path}/mentions/${index}`, `A mention by "${sender}" in room "${room.id}" must be a member id (found ${typeName(mention)}).`);
+      return invalid(`/posts/${postIndex}/mentions/${index}`, `A mention by "${sender}" in room "${room.id}" must be a member id (found ${typeName(mention)}).`);
     }
     if (!room.memberSet.has(mention)) {
-      return invalid(`${path}/mentions/${index}`, `Member "${sender}" mentioned ${JSON.stringify(mention)}, who is not a member of room "${room.id}".`);
+      return invalid(`/posts/${postIndex}/mentions/${index}`, `Member "${sender}" mentioned ${JSON.stringify(mention)}, who is not a member of room "${room.id}".`);
     }
   }
   return null;
@@ -70,7 +74,7 @@ export function validateTeamTurnResult(plan: TeamPlan, memberId: string, result:
     if (!Array.isArray(posts)) return invalid('/posts', '"posts" must be an array when present.');
     if (!plan.communicates) return invalid('/posts', 'This team declares no communication, so a result cannot have posts.');
     for (let index = 0; index < posts.length; index++) {
-      const issue = postIssue(plan, memberId, posts[index], `/posts/${index}`);
+      const issue = postIssue(plan, memberId, posts[index], index);
       if (issue !== null) return issue;
     }
   }
