@@ -20,10 +20,10 @@ function inputMessages(plan: TeamPlan, state: TeamState, planMember: TeamPlanMem
     for (let i = Math.max(0, count - plan.tailMessages); i < count; i++) indexes.add(list[i]!);
   }
   for (const id of member.triggers) {
-    const index = log.indexById.get(id);
+    const index = log.indexOf(id);
     if (index !== undefined && index < state.messageCount) indexes.add(index);
   }
-  return [...indexes].sort((a, b) => a - b).map((index) => log.messages[index]!);
+  return [...indexes].sort((a, b) => a - b).map((index) => log.message(index));
 }
 
 /** The member's triggers in saved order (a message id the state does not hold is left out). */
@@ -31,10 +31,10 @@ function savedTriggers(state: TeamState, member: TeamMemberState): string[] {
   const { log } = state;
   const indexes: number[] = [];
   for (const id of member.triggers) {
-    const index = log.indexById.get(id);
+    const index = log.indexOf(id);
     if (index !== undefined && index < state.messageCount) indexes.push(index);
   }
-  return indexes.sort((a, b) => a - b).map((index) => log.messages[index]!.id);
+  return indexes.sort((a, b) => a - b).map((index) => log.id(index));
 }
 
 function dispatchInput(plan: TeamPlan, state: TeamState, index: number): TeamDispatchInput {
