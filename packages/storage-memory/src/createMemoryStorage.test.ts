@@ -155,11 +155,12 @@ describe('createMemoryStorage', () => {
     expect(await storage.append('run-1', ids.length, [event('0f8e7d6c-5b4a-4938-8271-605f4e3d2c1c'), event('evt-2')])).toBe(ids.length + 2);
   });
 
-  it('finds every earlier id of a long stream as a duplicate and a causation, past many growths of its id table', async () => {
+  it('finds every earlier id of a long stream as a duplicate and a causation, past many growths of its id table and several chunks of its columns', async () => {
     const storage = createMemoryStorage();
     const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${(n * 7919).toString(16).padStart(12, '0')}`;
     const id = (n: number) => (n % 5 === 0 ? `plain-${n}` : uuid(n));
-    const count = 3000;
+    // Chunks of 4,096 events: three of them, the first grown from 16.
+    const count = 9000;
     let head = 0;
     for (let n = 0; n < count; n += 3) {
       head = await storage.append('run-1', head, [0, 1, 2].map((k) => ({ ...event(id(n + k), { n: n + k }), causationId: n + k === 0 ? null : id(Math.floor((n + k) / 2)), type: `demo:type-${(n + k) % 7}` })));
@@ -168,7 +169,7 @@ describe('createMemoryStorage', () => {
     expect(read.map((stored) => stored.eventId)).toEqual(Array.from({ length: count }, (_, n) => id(n)));
     expect(read.map((stored) => stored.causationId)).toEqual(Array.from({ length: count }, (_, n) => (n === 0 ? null : id(Math.floor(n / 2)))));
     expect(read.map((stored) => stored.type)).toEqual(Array.from({ length: count }, (_, n) => `demo:type-${n % 7}`));
-    for (const n of [0, 1, 5, 1234, 2999]) {
+    for (const n of [0, 1, 5, 1234, 4095, 4096, 8191, 8999]) {
       await expect(storage.append('run-1', count, [event(id(n))])).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
     }
     expect(await storage.append('run-1', count, [event(uuid(count)), event(`plain-${count}`)])).toBe(count + 2);

@@ -1,3 +1,5 @@
+import { Int32Rows } from './chunkedRows.js';
+
 /** Where each byte's two hex digits start in a UUID's 36-character text (`8-4-4-4-12`). */
 const DIGITS_AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34] as const;
 const DASH = 45;
@@ -67,7 +69,7 @@ function hashString(text: string): number {
 /**
  * One stream's event ids, index `i` for revision `i + 1`, and the set that answers "is this id
  * in the stream, and where". An id in canonical UUID text (what the runtime writes) is kept as
- * its 16 bytes in one typed array, not as a 36-character string (56 bytes) plus a `Set` entry;
+ * its 16 bytes in chunked typed arrays (`Int32Rows`), not as a 36-character string (56 bytes) plus a `Set` entry;
  * any other id is kept as the string it is, in a sparse map. The set is an open-addressing table
  * of indexes (at most half full) hashed from those bytes or that string. `at` writes the text
  * again, equal to the id appended: the UUID form is only used for a text the bytes give back
@@ -75,9 +77,8 @@ function hashString(text: string): number {
  */
 export class EventIdColumn {
   #length = 0;
-  #bytes = new Uint8Array(16 * 16);
-  /** The same memory as `#bytes`, four words per id, for hashing and comparing. */
-  #words = new Int32Array(this.#bytes.buffer);
+  /** Each id's 16 bytes, as four words. */
+  readonly #words = new Int32Rows(4);
   /** Ids not in canonical UUID text, by index. */
   readonly #others = new Map<number, string>();
   /** `index + 1` of the id hashed there, 0 for an empty slot. */
@@ -93,8 +94,8 @@ export class EventIdColumn {
   /** Adds `id` as the next index; the caller has checked it is not in the column already. */
   push(id: string): void {
     const index = this.#length;
-    if ((index + 1) * 16 > this.#bytes.length) this.#grow();
-    if (!packUuid(id, this.#bytes, index * 16)) this.#others.set(index, id);
+    this.#words.reserve(index);
+    if (!packUuid(id, this.#words.byteChunk(index), this.#words.offset(index) * 4)) this.#others.set(index, id);
     this.#length = index + 1;
     if (this.#length * 2 > this.#table.length) this.#rehash(this.#table.length * 2);
     else this.#insert(index);
@@ -106,14 +107,13 @@ export class EventIdColumn {
       const other = this.#others.get(index);
       if (other !== undefined) return other;
     }
-    return unpackUuid(this.#bytes, index * 16);
+    return unpackUuid(this.#words.byteChunk(index), this.#words.offset(index) * 4);
   }
 
   /** The index of `id`, or -1 when the column does not hold it. */
   indexOf(id: string): number {
     const uuid = packUuid(id, this.#probe, 0);
     const probe = this.#probeWords;
-    const words = this.#words;
     const table = this.#table;
     const mask = table.length - 1;
     const hash = uuid ? hashWords(probe[0]!, probe[1]!, probe[2]!, probe[3]!) : hashString(id);
@@ -125,7 +125,8 @@ export class EventIdColumn {
       if (other !== undefined) {
         if (!uuid && other === id) return index;
       } else if (uuid) {
-        const at = index * 4;
+        const words = this.#words.chunk(index);
+        const at = this.#words.offset(index);
         if (words[at] === probe[0] && words[at + 1] === probe[1] && words[at + 2] === probe[2] && words[at + 3] === probe[3]) return index;
       }
     }
@@ -134,8 +135,8 @@ export class EventIdColumn {
   #hashAt(index: number): number {
     const other = this.#others.size === 0 ? undefined : this.#others.get(index);
     if (other !== undefined) return hashString(other);
-    const words = this.#words;
-    const at = index * 4;
+    const words = this.#words.chunk(index);
+    const at = this.#words.offset(index);
     return hashWords(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!);
   }
 
@@ -150,14 +151,5 @@ export class EventIdColumn {
   #rehash(size: number): void {
     this.#table = new Int32Array(size);
     for (let index = 0; index < this.#length; index++) this.#insert(index);
-  }
-
-  /** Half as much room again: a run's stream keeps at most a third of its ids' bytes unused. */
-  #grow(): void {
-    const ids = Math.ceil((this.#bytes.length / 16) * 1.5);
-    const bytes = new Uint8Array(ids * 16);
-    bytes.set(this.#bytes);
-    this.#bytes = bytes;
-    this.#words = new Int32Array(bytes.buffer);
   }
 }

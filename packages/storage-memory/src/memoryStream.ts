@@ -1,5 +1,6 @@
 import type { StoredEvent } from '@roundtable/storage';
 import { EventIdColumn } from './eventIdColumn.js';
+import { Int32Rows, ValuePairs } from './chunkedRows.js';
 
 /** The envelope fields an event of a stream rarely differs in from the stream's first event. */
 interface RareFields {
@@ -15,8 +16,8 @@ const NO_CAUSE = 0;
  * One stream as the memory adapter keeps it: one column per envelope field that varies from
  * event to event, the event at revision `r` at index `r - 1` of each. Ids are an
  * `EventIdColumn` (16 bytes each for UUIDs, which is also the stream's id set); a causation id
- * naming an event of the stream (what the runtime writes) is kept as that event's revision in a
- * typed array, any other as its string; a type as its index in the stream's list of types;
+ * naming an event of the stream (what the runtime writes) is kept as that event's revision, any
+ * other as its string; a type as its index in the stream's list of types (both in `Int32Rows`);
  * timestamps and deep-frozen payloads as the very values `prepareAppend` made (a payload shared
  * with the writer's frozen value, a timestamp shared by the events of one millisecond). The
  * stream id and envelope version are the stream's; the correlation id and event version are
@@ -28,15 +29,16 @@ const NO_CAUSE = 0;
 export class MemoryStream {
   readonly streamId: string;
   readonly #ids = new EventIdColumn();
-  /** Per event: the revision its causation id names, NO_CAUSE for null, OTHER_CAUSE for one in `#otherCauses`. */
-  #causes = new Int32Array(16);
+  /**
+   * Per event: the revision its causation id names (NO_CAUSE for null, OTHER_CAUSE for one in
+   * `#otherCauses`), then its type's index in `#typeNames`.
+   */
+  readonly #codes = new Int32Rows(2);
   readonly #otherCauses = new Map<number, string>();
-  /** Per event: its type's index in `#typeNames`. */
-  #typeCodes = new Int32Array(16);
   readonly #typeNames: string[] = [];
   readonly #typeIndex = new Map<string, number>();
-  readonly #timestamps: string[] = [];
-  readonly #payloads: StoredEvent['payload'][] = [];
+  /** Per event: its timestamp, then its payload. */
+  readonly #values = new ValuePairs<string, StoredEvent['payload']>();
   #common: RareFields | null = null;
   readonly #rare = new Map<number, RareFields>();
   /** The id `at` wrote last and its index: the next event's causation id, in a replay. */
@@ -59,7 +61,10 @@ export class MemoryStream {
 
   push(event: StoredEvent): void {
     const index = this.#ids.length;
-    if (index === this.#causes.length) this.#grow();
+    const codes = this.#codes;
+    codes.reserve(index);
+    const chunk = codes.chunk(index);
+    const at = codes.offset(index);
     this.#common ??= { correlationId: event.correlationId, version: event.version };
     if (event.correlationId !== this.#common.correlationId || event.version !== this.#common.version) {
       this.#rare.set(index, { correlationId: event.correlationId, version: event.version });
@@ -67,10 +72,10 @@ export class MemoryStream {
     const { causationId } = event;
     // Looked up before this event's own id goes in: a causation id naming the event itself is kept as a string.
     const causeIndex = causationId === null ? -1 : this.#ids.indexOf(causationId);
-    if (causationId === null) this.#causes[index] = NO_CAUSE;
-    else if (causeIndex !== -1) this.#causes[index] = causeIndex + 1;
+    if (causationId === null) chunk[at] = NO_CAUSE;
+    else if (causeIndex !== -1) chunk[at] = causeIndex + 1;
     else {
-      this.#causes[index] = OTHER_CAUSE;
+      chunk[at] = OTHER_CAUSE;
       this.#otherCauses.set(index, causationId);
     }
     let typeCode = this.#typeIndex.get(event.type);
@@ -78,9 +83,8 @@ export class MemoryStream {
       typeCode = this.#typeNames.push(event.type) - 1;
       this.#typeIndex.set(event.type, typeCode);
     }
-    this.#typeCodes[index] = typeCode;
-    this.#timestamps.push(event.timestamp);
-    this.#payloads.push(event.payload);
+    chunk[at + 1] = typeCode;
+    this.#values.push(index, event.timestamp, event.payload);
     this.#ids.push(event.eventId);
   }
 
@@ -88,7 +92,9 @@ export class MemoryStream {
   at(revision: number): StoredEvent {
     const index = revision - 1;
     const { correlationId, version } = this.#rare.get(index) ?? this.#common!;
-    const cause = this.#causes[index]!;
+    const chunk = this.#codes.chunk(index);
+    const at = this.#codes.offset(index);
+    const cause = chunk[at]!;
     const causationId = cause === NO_CAUSE ? null : cause === OTHER_CAUSE ? this.#otherCauses.get(index)! : this.#idAt(cause - 1);
     const eventId = this.#idAt(index);
     this.#lastIdIndex = index;
@@ -99,27 +105,16 @@ export class MemoryStream {
       correlationId,
       envelopeVersion: 1,
       eventId,
-      payload: this.#payloads[index]!,
+      payload: this.#values.second(index),
       revision,
       streamId: this.streamId,
-      timestamp: this.#timestamps[index]!,
-      type: this.#typeNames[this.#typeCodes[index]!]!,
+      timestamp: this.#values.first(index),
+      type: this.#typeNames[chunk[at + 1]!]!,
       version,
     });
   }
 
   #idAt(index: number): string {
     return index === this.#lastIdIndex ? this.#lastId : this.#ids.at(index);
-  }
-
-  /** Half as much room again in the typed columns. */
-  #grow(): void {
-    const size = Math.ceil(this.#causes.length * 1.5);
-    const causes = new Int32Array(size);
-    causes.set(this.#causes);
-    this.#causes = causes;
-    const typeCodes = new Int32Array(size);
-    typeCodes.set(this.#typeCodes);
-    this.#typeCodes = typeCodes;
   }
 }
