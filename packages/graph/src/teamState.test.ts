@@ -151,3 +151,25 @@ describe('the message log keeps messages as columns and builds them when asked',
     expect(branch.log.indexOf('team/a/1/1/0')).toBe(0);
   });
 });
+
+describe('a long message log', () => {
+  it('keeps, finds and branches messages past 4,096', () => {
+    const pair = compileTeam(team({ members: [{ id: 'a' }, { id: 'b', initialTurn: false }], tailMessages: 2 }));
+    const posts = Array.from({ length: 4100 }, (_, i) => post('all', `m${i}`, i === 4098 ? ['b'] : []));
+    const state = fold(pair, [events.dispatched('a', 1), events.completed('a', 1, { summary: 's', posts })]);
+    expect(teamMessages(state).map((message) => message.text)).toEqual(posts.map((entry) => entry.text));
+    expect(state.log.indexOf('team/a/1/4098')).toBe(4098);
+    const [command] = pair.decide(state);
+    expect(command).toMatchObject({ kind: 'dispatch', nodeId: 'b' });
+    const input = (command?.kind === 'dispatch' ? command.input : null) as { messages: { id: string }[]; triggers: string[] };
+    expect(input.triggers).toEqual(['team/a/1/4098']);
+    expect(input.messages.map((message) => message.id)).toEqual(['team/a/1/4098', 'team/a/1/4099']);
+    // Two branches from one state of a long log: each keeps its own next message.
+    const dispatched = pair.reduce(state, events.dispatched('b', 1));
+    const left = pair.reduce(dispatched, events.completed('b', 1, { summary: 'l', posts: [post('all', 'left')] }));
+    const right = pair.reduce(dispatched, events.completed('b', 1, { summary: 'r', posts: [post('all', 'right')] }));
+    expect(teamMessages(left).slice(4099).map((message) => [message.id, message.text])).toEqual([['team/a/1/4099', 'm4099'], ['team/b/1/0', 'left']]);
+    expect(teamMessages(right).slice(4099).map((message) => [message.id, message.text])).toEqual([['team/a/1/4099', 'm4099'], ['team/b/1/0', 'right']]);
+    expect(teamMessages(right, 'all')).toHaveLength(4101);
+  });
+});
