@@ -50,6 +50,9 @@ function unpackUuid(bytes: Uint8Array, offset: number): string {
   );
 }
 
+/** How many of the ids pushed last `EventIdColumn` remembers: a power of two. */
+const RECENT_IDS = 8;
+
 /** A 32-bit hash of four 32-bit words (murmur3's finaliser between them). */
 function hashWords(a: number, b: number, c: number, d: number): number {
   let hash = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
@@ -83,6 +86,13 @@ export class EventIdColumn {
   readonly #others = new Map<number, string>();
   /** `index + 1` of the id hashed there, 0 for an empty slot. */
   #table = new Int32Array(32);
+  /**
+   * The ids pushed last and their indexes, a ring: a causation id usually names one of them (an
+   * attempt's start its dispatch, an outcome its start) and is then the very same string, found
+   * here without packing and hashing it.
+   */
+  readonly #recentIds: string[] = new Array<string>(RECENT_IDS).fill('');
+  readonly #recentIndexes = new Int32Array(RECENT_IDS).fill(-1);
   /** Where a looked-up id is packed (a UUID text), so lookups allocate nothing. */
   readonly #probe = new Uint8Array(16);
   readonly #probeWords = new Int32Array(this.#probe.buffer);
@@ -96,6 +106,8 @@ export class EventIdColumn {
     const index = this.#length;
     this.#words.reserve(index);
     if (!packUuid(id, this.#words.byteChunk(index), this.#words.offset(index) * 4)) this.#others.set(index, id);
+    this.#recentIds[index & (RECENT_IDS - 1)] = id;
+    this.#recentIndexes[index & (RECENT_IDS - 1)] = index;
     this.#length = index + 1;
     if (this.#length * 2 > this.#table.length) this.#rehash(this.#table.length * 2);
     else this.#insert(index);
@@ -112,6 +124,7 @@ export class EventIdColumn {
 
   /** The index of `id`, or -1 when the column does not hold it. */
   indexOf(id: string): number {
+    for (let slot = 0; slot < RECENT_IDS; slot++) if (this.#recentIds[slot] === id) return this.#recentIndexes[slot]!;
     const uuid = packUuid(id, this.#probe, 0);
     const probe = this.#probeWords;
     const table = this.#table;
