@@ -4,7 +4,7 @@ import type { GraphEvent } from './graphEvent.js';
 import { isRecord } from './json.js';
 import type { TeamPlan } from './teamPlan.js';
 import type { TeamTurnResult } from './teamSchemas.js';
-import { appendableLog, flatJoin, teamPosition } from './teamState.js';
+import { appendableLog, teamPosition } from './teamState.js';
 import type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
 import { validateTeamTurnResult } from './teamTurnResult.js';
 import { TeamFailureCodes } from './teamFailureCodes.js';
@@ -87,6 +87,7 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
   for (let postIndex = 0; postIndex < posts.length; postIndex++) {
     const post = posts[postIndex]!;
     const room = plan.roomIndex.get(post.roomId)!;
+    const messageIndex = messageCount;
     // `dispatched` made `position` this member's turn number `member.turns`.
     log.append(position, member.turns, postIndex, index, room, post);
     roomMessageCounts[room]!++;
@@ -98,7 +99,7 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
       if (mentions.indexOf(mentioned) !== mentionIndex) continue;
       const target = plan.memberIndex.get(mentioned)!;
       const current = members[target]!;
-      const triggers = Object.freeze([...current.triggers, (id ??= flatJoin(position, postIndex))]);
+      const triggers = Object.freeze([...current.triggers, (id ??= log.id(messageIndex))]);
       members[target] = memberState(current, current.status, current.inFlight, current.pauseReason, current.failureCode, current.result, current.turns, true, triggers);
     }
   }

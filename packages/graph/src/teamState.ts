@@ -55,6 +55,12 @@ export class TeamMessageLog {
   readonly roomMessages: number[][];
   readonly #built: (TeamMessage | undefined)[] = new Array<TeamMessage | undefined>(BUILT_MESSAGES).fill(undefined);
   readonly #builtAt = new Int32Array(BUILT_MESSAGES).fill(-1);
+  /**
+   * The ids `id` wrote last, by index slot: a member's triggers are these very strings, so
+   * `indexOf` finds a recent one by comparing references, without parsing it.
+   */
+  readonly #ids: string[] = new Array<string>(BUILT_MESSAGES).fill('');
+  readonly #idAt = new Int32Array(BUILT_MESSAGES).fill(-1);
 
   constructor(plan: TeamPlan, from?: { log: TeamMessageLog; messageCount: number; roomMessageCounts: readonly number[] }) {
     this.#plan = plan;
@@ -111,11 +117,16 @@ export class TeamMessageLog {
 
   /** The id of message `index`: `<position>/<postIndex>`. */
   id(index: number): string {
+    const slot = index & (BUILT_MESSAGES - 1);
+    if (this.#idAt[slot] === index) return this.#ids[slot]!;
     const position = this.#positions[index]!;
     // The messages of one turn are saved together, and a position completes once per chain.
     let first = index;
     while (first > 0 && this.#positions[first - 1] === position) first--;
-    return flatJoin(position, index - first);
+    const id = flatJoin(position, index - first);
+    this.#ids[slot] = id;
+    this.#idAt[slot] = index;
+    return id;
   }
 
   /** The saved message at `index` (0 … length - 1), frozen. */
@@ -144,6 +155,7 @@ export class TeamMessageLog {
 
   /** The index of the message with this id, or undefined when the log holds none. */
   indexOf(id: string): number | undefined {
+    for (let slot = 0; slot < BUILT_MESSAGES; slot++) if (this.#ids[slot] === id && this.#idAt[slot] !== -1) return this.#idAt[slot]!;
     if (!id.startsWith('team/')) return undefined;
     const postAt = id.lastIndexOf('/');
     const turnAt = id.lastIndexOf('/', postAt - 1);
