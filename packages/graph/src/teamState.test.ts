@@ -128,6 +128,19 @@ describe('the message log keeps messages as columns and builds them when asked',
     expect(inputs['b/2/3']!.messages.map((message) => message.id)).toEqual(['team/a/1/1/3', 'team/a/1/1/12', 'team/a/1/1/39']);
   });
 
+  it('gives each message its own mentions, in order, where short lists are shared between messages', () => {
+    const lists = [['a'], ['a'], ['b/2/3', 'a'], ['a', 'b/2/3'], [], ['a', 'a'], [], ['a', 'b/2/3', 'a'], ['b/2/3', 'a']];
+    const mentioned = fold(slashed, [
+      events.dispatched('a/1', 1),
+      events.completed('a/1', 1, { summary: 's', posts: lists.map((mentions, i) => post('all', `p${i}`, mentions)) }),
+    ]);
+    const messages = teamMessages(mentioned);
+    expect(messages.map((message) => message.mentions)).toEqual(lists);
+    expect(messages.every((message) => Object.isFrozen(message.mentions))).toBe(true);
+    expect(messages[1]!.mentions).toBe(messages[0]!.mentions);
+    expect(messages[8]!.mentions).toBe(messages[2]!.mentions);
+  });
+
   it('answers no index for an id that only parses like one of its messages', () => {
     const { log } = state;
     expect(log.indexOf('team/a/1/1/12')).toBe(12);

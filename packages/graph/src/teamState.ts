@@ -53,6 +53,13 @@ export class TeamMessageLog {
   readonly #turnStarts: number[][];
   /** Per declared room, in declaration order: indexes of its messages. */
   readonly roomMessages: number[][];
+  /**
+   * One frozen array per distinct list of at most two mentions, shared by every message that
+   * has it: where the record is not in memory (SQLite, fs) nothing else keeps a post's own
+   * mentions array, which is about 100 bytes (an array, its elements and core's mark). At most
+   * (members + 1)² entries; longer lists are kept as the post's own array.
+   */
+  readonly #mentionLists = new Map<string, readonly string[]>();
   readonly #built: (TeamMessage | undefined)[] = new Array<TeamMessage | undefined>(BUILT_MESSAGES).fill(undefined);
   readonly #builtAt = new Int32Array(BUILT_MESSAGES).fill(-1);
   /**
@@ -108,11 +115,22 @@ export class TeamMessageLog {
       starts[turn] = index;
     }
     this.#texts.push(post.text);
-    this.#mentions.push(post.mentions);
+    this.#mentions.push(this.#sharedMentions(post.mentions));
     this.#positions.push(position);
     this.#senders.push(sender);
     this.#rooms.push(room);
     this.roomMessages[room]!.push(index);
+  }
+
+  /** A frozen list equal to `mentions`: one shared with earlier messages when it is short. */
+  #sharedMentions(mentions: readonly string[]): readonly string[] {
+    if (mentions.length > 2) return mentions;
+    // Member ids are identifiers, which never hold U+0000.
+    const key = mentions.length === 0 ? '' : mentions.length === 1 ? mentions[0]! : `${mentions[0]!}\u0000${mentions[1]!}`;
+    const shared = this.#mentionLists.get(key);
+    if (shared !== undefined && shared.length === mentions.length) return shared;
+    this.#mentionLists.set(key, mentions);
+    return mentions;
   }
 
   /** The id of message `index`: `<position>/<postIndex>`. */
