@@ -4,13 +4,7 @@ import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchAiSdkOverhead } from './aiSdkOverhead.js';
-import { benchFollow } from './followWorkload.js';
-import { benchGraphFold } from './graphFold.js';
-import { benchMemory } from './memoryWorkload.js';
 import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.js';
-import { benchPostgresPingPong } from './postgresWorkloads.js';
-import { benchWorkers } from './workersWorkload.js';
 import type { AdapterName } from './workloads.js';
 
 interface Job {
@@ -25,10 +19,12 @@ interface Job {
 
 type Numbers = { [key: string]: number | Numbers | null };
 
+// Each workload's module is imported by the child that runs it, so a child holds only the
+// modules (and native addons) its workload needs: its peak RSS is the workload's own.
 async function runChild(job: Job): Promise<Numbers> {
   switch (job.workload) {
     case 'graph-fold':
-      return { ...(await benchGraphFold(job.size)) };
+      return { ...(await (await import('./graphFold.js')).benchGraphFold(job.size)) };
     case 'ping-pong':
       return { ...(await benchPingPong(job.adapter as AdapterName, job.size)) };
     case 'fan-out':
@@ -36,16 +32,16 @@ async function runChild(job: Job): Promise<Numbers> {
     case 'storage-append':
       return { ...(await benchStorage(job.adapter as AdapterName, job.size, job.batchSize ?? 1)) };
     case 'ai-sdk-overhead':
-      return { ...(await benchAiSdkOverhead(job.size)) };
+      return { ...(await (await import('./aiSdkOverhead.js')).benchAiSdkOverhead(job.size)) };
     case 'follow':
-      return { ...(await benchFollow(job.adapter as AdapterName, job.size, job.batchSize)) };
+      return { ...(await (await import('./followWorkload.js')).benchFollow(job.adapter as AdapterName, job.size, job.batchSize)) };
     case 'postgres-ping-pong':
-      return { ...(await benchPostgresPingPong(job.size)) };
+      return { ...(await (await import('./postgresWorkloads.js')).benchPostgresPingPong(job.size)) };
     case 'workers':
-      return { ...(await benchWorkers(job.workers ?? 1, job.size)) };
+      return { ...(await (await import('./workersWorkload.js')).benchWorkers(job.workers ?? 1, job.size)) };
     case 'memory':
       // The ping-pong run alone, in memory (`none`: a store that checks appends and keeps nothing).
-      return { ...(await benchMemory(job.adapter === 'none' ? 'discard' : 'memory', job.size)) } as unknown as Numbers;
+      return { ...(await (await import('./memoryWorkload.js')).benchMemory(job.adapter === 'none' ? 'discard' : 'memory', job.size)) } as unknown as Numbers;
   }
 }
 

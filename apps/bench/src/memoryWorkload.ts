@@ -24,6 +24,8 @@ export interface MemoryReport {
   turns: number;
   usPerTurn: number;
   samples: MemorySample[];
+  /** RSS just before the run (Node and the loaded modules: the bench loads every workload's), after a full collection. */
+  rssBeforeRunMiB: number;
   /** The process's peak RSS when the run returned (before anything else ran). */
   runPeakRssMiB: number;
   /** Heap in use when the run returned, garbage included. */
@@ -76,6 +78,8 @@ export async function benchMemory(store: MemoryStoreName, turns: number): Promis
   const storage = store === 'memory' ? createMemoryStorage() : discardingStorage();
   const graph = compileGraph(teamGraphType, pingPongTeam(turns));
   const executor = await createGraphExecutor({ runId: 'bench', graph, storage, nodes });
+  collect();
+  const rssBeforeRunMiB = process.memoryUsage().rss / MiB;
   const begun = performance.now();
   const result = await executor.run();
   const ms = performance.now() - begun;
@@ -86,5 +90,5 @@ export async function benchMemory(store: MemoryStoreName, turns: number): Promis
   const liveHeapMiB = getHeapStatistics().used_heap_size / MiB;
   // Both stay reachable until the live heap is measured.
   if (executor.revision !== (await storage.head('bench'))) throw new Error('The executor and its store disagree on the head.');
-  return { turns, usPerTurn: (ms * 1000) / turns, samples, runPeakRssMiB, heapUsedAtEndMiB, liveHeapMiB };
+  return { turns, usPerTurn: (ms * 1000) / turns, samples, rssBeforeRunMiB, runPeakRssMiB, heapUsedAtEndMiB, liveHeapMiB };
 }

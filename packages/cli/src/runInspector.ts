@@ -230,7 +230,7 @@ export class RunInspector {
           ? null
           : {
               rooms: (teamDefinition.data?.communication?.rooms ?? []).map((room) => ({ id: room.id, members: room.members })),
-              messages: state === null ? [] : state.log.messages.slice(0, state.messageCount),
+              messages: state === null ? [] : state.log.slice(0, state.messageCount),
             },
     };
   }
@@ -310,7 +310,7 @@ export class RunInspector {
         }
         this.end(current, refused ? 'refused' : 'completed', at);
         if (state !== null) {
-          for (const message of state.log.messages.slice(messageCountBefore, state.messageCount)) {
+          for (const message of state.log.slice(messageCountBefore, state.messageCount)) {
             current.posts.push({ roomId: message.roomId, text: message.text, mentions: message.mentions, messageId: message.id });
           }
         }

@@ -31,7 +31,7 @@ function triggerIndexes(state: TeamState, member: TeamMemberState): number[] {
   const { log } = state;
   const indexes: number[] = [];
   for (const id of member.triggers) {
-    const index = log.indexById.get(id);
+    const index = log.indexOf(id);
     if (index !== undefined && index < state.messageCount) indexes.push(index);
   }
   return sortIndexes(indexes);
@@ -52,7 +52,7 @@ function inputMessages(plan: TeamPlan, state: TeamState, planMember: TeamPlanMem
   }
   sortIndexes(indexes);
   const messages: TeamMessage[] = [];
-  for (let i = 0; i < indexes.length; i++) if (i === 0 || indexes[i] !== indexes[i - 1]) messages.push(log.messages[indexes[i]!]!);
+  for (let i = 0; i < indexes.length; i++) if (i === 0 || indexes[i] !== indexes[i - 1]) messages.push(log.message(indexes[i]!));
   return messages;
 }
 
@@ -67,7 +67,7 @@ function dispatchInput(plan: TeamPlan, state: TeamState, index: number): TeamDis
     result: member.result,
     messages: inputMessages(plan, state, planMember, triggers),
     turn: member.turns + 1,
-    triggers: triggers.map((trigger) => state.log.messages[trigger]!.id),
+    triggers: triggers.map((trigger) => state.log.id(trigger)),
   };
 }
 

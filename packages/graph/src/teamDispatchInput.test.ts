@@ -71,14 +71,29 @@ describe('the team dispatch input check', () => {
     }
   });
 
+  /** `state` with a log, made by hand, whose every message has `change` (and whose ids are the changed id). */
+  function withHandMadeMessage(state: TeamState, change: Record<string, unknown>): TeamState {
+    const { log } = state;
+    const handMade = {
+      roomMessages: log.roomMessages,
+      roomIndex: log.roomIndex,
+      length: log.length,
+      indexOf: (id: string) => log.indexOf(id),
+      id: (index: number) => (typeof change['id'] === 'string' ? change['id'] : log.id(index)),
+      message: (index: number) => ({ ...log.message(index), ...change }),
+      slice: (from: number, to: number) => log.slice(from, to).map((message) => ({ ...message, ...change })),
+    };
+    return { ...state, log: handMade } as unknown as TeamState;
+  }
+
   it('still makes decide refuse a state whose parts are not JSON (INVALID_GRAPH_COMMAND at the input)', () => {
     const broken: [string, TeamState][] = [
       ['a result holding NaN', forged(reviewerNext, { result: { summary: 'x', data: Number.NaN } })],
       ['a result holding a Date', forged(reviewerNext, { result: { summary: 'x', data: new Date(0) } })],
       ['a result too deep for the input', forged(reviewerNext, { result: nested(256) })],
       ['a turn that is not a number', forged(reviewerNext, { turns: undefined })],
-      ['a message put in the log by hand that is not JSON', { ...reviewerNext, log: { ...reviewerNext.log, messages: [{ ...reviewerNext.log.messages[0]!, text: Number.NaN }] } } as unknown as TeamState],
-      ['a lone surrogate in a trigger', { ...reviewerNext, log: { ...reviewerNext.log, messages: [{ ...reviewerNext.log.messages[0]!, id: '\ud800' }] } }],
+      ['a message put in the log by hand that is not JSON', withHandMadeMessage(reviewerNext, { text: Number.NaN })],
+      ['a lone surrogate in a trigger', withHandMadeMessage(reviewerNext, { id: '\ud800' })],
     ];
     for (const [label, state] of broken) {
       let issues: unknown[] = [];

@@ -2,10 +2,9 @@ import { copyFrozenJson, isJsonValueError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import type { GraphEvent } from './graphEvent.js';
 import { isRecord } from './json.js';
-import { markSavedMessage } from './savedMessageMark.js';
 import type { TeamPlan } from './teamPlan.js';
-import type { TeamMessage, TeamTurnResult } from './teamSchemas.js';
-import { appendableLog, flatJoin } from './teamState.js';
+import type { TeamTurnResult } from './teamSchemas.js';
+import { appendableLog } from './teamState.js';
 import type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
 import { validateTeamTurnResult } from './teamTurnResult.js';
 import { TeamFailureCodes } from './teamFailureCodes.js';
@@ -119,34 +118,25 @@ function completed(plan: TeamPlan, state: TeamState, index: number, position: st
   const posts = saved.posts;
   if (posts === undefined || posts.length === 0) return teamState(members, state.messageCount, state.roomMessageCounts, state.log);
 
-  const log = appendableLog(state);
+  const log = appendableLog(plan, state);
   const roomMessageCounts = copyOf(state.roomMessageCounts);
   let messageCount = state.messageCount;
   for (let postIndex = 0; postIndex < posts.length; postIndex++) {
     const post = posts[postIndex]!;
-    const message: TeamMessage = Object.freeze(
-      markSavedMessage({
-        id: flatJoin(position, postIndex),
-        roomId: post.roomId,
-        text: post.text,
-        mentions: post.mentions,
-        sender: member.id,
-        position,
-      }),
-    );
     const room = plan.roomIndex.get(post.roomId)!;
-    log.messages.push(message);
-    log.indexById.set(message.id, messageCount);
-    log.roomMessages[room]!.push(messageCount);
+    const messageIndex = messageCount;
+    // `dispatched` made `position` this member's turn number `member.turns`.
+    log.append(position, member.turns, postIndex, index, room, post);
     roomMessageCounts[room]!++;
     messageCount++;
     const { mentions } = post;
+    let id: string | undefined;
     for (let mentionIndex = 0; mentionIndex < mentions.length; mentionIndex++) {
       const mentioned = mentions[mentionIndex]!;
       if (mentions.indexOf(mentioned) !== mentionIndex) continue;
       const target = plan.memberIndex.get(mentioned)!;
       const current = members[target]!;
-      const triggers = Object.freeze([...current.triggers, message.id]);
+      const triggers = Object.freeze([...current.triggers, (id ??= log.id(messageIndex))]);
       members[target] = memberState(current, current.status, current.inFlight, current.pauseReason, current.failureCode, current.result, current.turns, true, triggers);
     }
   }

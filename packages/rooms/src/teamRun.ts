@@ -99,5 +99,5 @@ export async function writeRoomIndex(storage: RunStorage, runId: string, directo
  * `teamMessages` would copy every message of the run on each event.
  */
 export function messagesAfter(state: TeamState, count: number): readonly TeamMessage[] {
-  return state.log.messages.slice(count, state.messageCount);
+  return state.log.slice(count, state.messageCount);
 }

@@ -124,6 +124,57 @@ describe('createMemoryStorage', () => {
     );
   });
 
+  it('reads back every event id and causation id exactly, whether or not it is a UUID the adapter packs into bytes', async () => {
+    // The adapter keeps canonical lowercase UUID texts as 16 bytes and every other id as its
+    // string; each of these must read back as it was written and count for duplicates.
+    const ids = [
+      '0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b',
+      '0F8E7D6C-5B4A-4938-8271-605F4E3D2C1B', // uppercase: the same bytes, another text
+      '0f8e7d6c-5b4a-4938-8271-605f4e3d2c1g', // not hex
+      '0f8e7d6c05b4a-4938-8271-605f4e3d2c1b', // a digit where a dash goes
+      '0f8e7d6c-5b4a-4938-8271-605f4e3d2c1', // 35 characters
+      'ünïcødé-événement-✓',
+      '00000000-0000-0000-0000-000000000000',
+      'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      'evt-1',
+    ];
+    const storage = createMemoryStorage();
+    const appended: NewEvent[] = ids.map((id, index) => ({
+      ...event(id),
+      // Causation ids naming an earlier event (packed or not), the event itself, one not in the stream, and null.
+      causationId: index === 0 ? null : index === 3 ? id : index === 4 ? 'elsewhere' : index === 5 ? '0f8e7d6c-5b4a-4938-8271-605f4e3d2c1a' : ids[index - 1]!,
+    }));
+    await storage.append('run-1', 0, appended.slice(0, 4));
+    await storage.append('run-1', 4, appended.slice(4));
+    const read = await readAll(storage, 'run-1');
+    expect(read).toEqual(appended.map((written, index) => ({ envelopeVersion: 1, streamId: 'run-1', revision: index + 1, ...written })));
+    for (const id of ids) {
+      await expect(storage.append('run-1', ids.length, [event(id)])).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
+    }
+    // Ids one character away from a kept one are not duplicates.
+    expect(await storage.append('run-1', ids.length, [event('0f8e7d6c-5b4a-4938-8271-605f4e3d2c1c'), event('evt-2')])).toBe(ids.length + 2);
+  });
+
+  it('finds every earlier id of a long stream as a duplicate and a causation, past many growths of its id table and several chunks of its columns', async () => {
+    const storage = createMemoryStorage();
+    const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-0000-4000-8000-${(n * 7919).toString(16).padStart(12, '0')}`;
+    const id = (n: number) => (n % 5 === 0 ? `plain-${n}` : uuid(n));
+    // Chunks of 4,096 events: three of them, the first grown from 16.
+    const count = 9000;
+    let head = 0;
+    for (let n = 0; n < count; n += 3) {
+      head = await storage.append('run-1', head, [0, 1, 2].map((k) => ({ ...event(id(n + k), { n: n + k }), causationId: n + k === 0 ? null : id(Math.floor((n + k) / 2)), type: `demo:type-${(n + k) % 7}` })));
+    }
+    const read = await readAll(storage, 'run-1');
+    expect(read.map((stored) => stored.eventId)).toEqual(Array.from({ length: count }, (_, n) => id(n)));
+    expect(read.map((stored) => stored.causationId)).toEqual(Array.from({ length: count }, (_, n) => (n === 0 ? null : id(Math.floor(n / 2)))));
+    expect(read.map((stored) => stored.type)).toEqual(Array.from({ length: count }, (_, n) => `demo:type-${n % 7}`));
+    for (const n of [0, 1, 5, 1234, 4095, 4096, 8191, 8999]) {
+      await expect(storage.append('run-1', count, [event(id(n))])).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
+    }
+    expect(await storage.append('run-1', count, [event(uuid(count)), event(`plain-${count}`)])).toBe(count + 2);
+  });
+
   it('rejects a queued append once its instance is closed', async () => {
     const backing = createMemoryBacking();
     const storage = createMemoryStorage({ backing });

@@ -86,7 +86,7 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
       return texts;
     });
     if (decision !== 'write') return decision;
-    const duplicate = existing === undefined ? undefined : prepared.eventIds.find((eventId) => existing.eventIds.has(eventId));
+    const duplicate = existing === undefined ? undefined : prepared.eventIds.find((eventId) => existing.hasEventId(eventId));
     if (duplicate !== undefined) throw duplicateEventId(duplicate, streamId);
     const target = existing ?? new MemoryStream(streamId);
     // prepareAppend's events are deep-frozen copies: the stream keeps their fields, not the envelopes.

@@ -25,7 +25,7 @@ function printMessage(io: CliIo, message: TeamMessage, format: OutputFormat, pre
 /** The messages the inspector folded after the first `count`, in saved order. */
 function messagesAfter(inspector: RunInspector, count: number): readonly TeamMessage[] {
   const state = inspector.teamState();
-  return state === null ? [] : state.log.messages.slice(count, state.messageCount);
+  return state === null ? [] : state.log.slice(count, state.messageCount);
 }
 
 /**

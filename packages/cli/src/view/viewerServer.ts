@@ -89,7 +89,7 @@ async function stateAfter(storage: RunStorage, runId: string, revision: number):
     status: report.status,
     problem: report.problem,
     members: state?.members ?? null,
-    messages: state === null ? null : state.log.messages.slice(0, state.messageCount),
+    messages: state === null ? null : state.log.slice(0, state.messageCount),
   };
 }
 
