@@ -1,0 +1,121 @@
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * Commits by this instance between two requests for a background checkpoint: a ping-pong turn
+ * dirties about 9 pages, so about as often as SQLite's own 1000-page autocheckpoint would run.
+ */
+export const COMMITS_PER_CHECKPOINT = 100;
+/** SQLite's own default: the writing connection checkpoints once the WAL holds this many pages. */
+const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+/**
+ * While the worker checkpoints, the writing connection still checkpoints itself past this many
+ * WAL pages: a background checkpoint runs while commits keep adding pages, so it never finds the
+ * WAL wholly copied and SQLite never starts the WAL over; the writer's own checkpoint, which
+ * nothing races, then copies the few pages left and lets the next commit restart the WAL.
+ */
+export const BACKSTOP_AUTOCHECKPOINT_PAGES = 4000;
+
+/**
+ * The worker, as CommonJS source (run with `eval`, so it needs no file of its own beside the
+ * bundle). Its connection uses the writer's `synchronous` level, so a checkpoint syncs the WAL
+ * before copying it and the database file after, exactly as the writer's own would. PASSIVE
+ * never waits for a lock: it copies what it can and leaves the rest to the next one.
+ */
+const WORKER_SOURCE = `
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.location, { fileMustExist: true, timeout: 0 });
+db.pragma('synchronous = ' + workerData.synchronous);
+db.pragma('wal_autocheckpoint = 0');
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Another connection is checkpointing, or this one failed: the writer's own checkpoint still runs.
+  }
+  parentPort.postMessage('checkpointed');
+});
+`;
+
+export interface WalCheckpointerConfig {
+  readonly location: string;
+  readonly synchronous: 'full' | 'normal';
+}
+
+/**
+ * Moves WAL checkpoints off the thread that commits. A checkpoint copies the WAL's pages into
+ * the database file and syncs both; on the writing connection it stalls the commit that
+ * triggers it for milliseconds (with `synchronous: 'normal'` it is where the WAL is synced at
+ * all). Here a worker thread with a connection of its own runs a PASSIVE checkpoint every
+ * COMMITS_PER_CHECKPOINT commits of this instance, while the writer goes on; the writer keeps
+ * an autocheckpoint of its own as a backstop (BACKSTOP_AUTOCHECKPOINT_PAGES). Durability is
+ * unchanged: a commit is synced (or not) by the writer exactly as before, and a checkpoint is
+ * SQLite's own, crash-safe from any connection. The worker starts at the first request (an
+ * instance that commits little never starts one); if it cannot run, the writer checkpoints
+ * alone as SQLite always does.
+ */
+export class WalCheckpointer {
+  private worker: Worker | null = null;
+  private commits = 0;
+  private inFlight = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    private readonly config: WalCheckpointerConfig,
+  ) {}
+
+  /** Counts a commit of the writing connection; every COMMITS_PER_CHECKPOINT, asks for a checkpoint unless one is running. */
+  committed(): void {
+    if (this.stopped || ++this.commits < COMMITS_PER_CHECKPOINT || this.inFlight) return;
+    this.commits = 0;
+    this.inFlight = true;
+    (this.worker ??= this.start()).postMessage('checkpoint');
+  }
+
+  /** Closes the worker's connection and waits for the worker to end; the writer is left as SQLite's default has it. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const worker = this.worker;
+    this.worker = null;
+    if (worker === null) return;
+    // Referenced while it closes, so the process waits for its connection to be released.
+    worker.ref();
+    const exited = once(worker, 'exit');
+    worker.postMessage('close');
+    await exited;
+  }
+
+  private start(): Worker {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), location: this.config.location, synchronous: this.config.synchronous.toUpperCase() },
+    });
+    // The worker never keeps a process alive: an instance left open must not hold it up.
+    worker.unref();
+    worker.on('message', () => {
+      this.inFlight = false;
+    });
+    worker.on('error', () => this.giveUp(worker));
+    worker.on('exit', () => this.giveUp(worker));
+    this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+    return worker;
+  }
+
+  /** The worker ended without being asked to: the writer checkpoints alone again, as SQLite does by default. */
+  private giveUp(worker: Worker): void {
+    if (this.stopped || this.worker !== worker) return;
+    this.stopped = true;
+    this.worker = null;
+    if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+  }
+}
