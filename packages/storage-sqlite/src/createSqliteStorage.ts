@@ -72,6 +72,13 @@ function prepareStatements(db: BetterSqlite3.Database) {
   };
 }
 
+/** The length of a batch's stored texts (about its bytes, for pacing checkpoints). */
+function textChars(prepared: PreparedAppend): number {
+  let chars = 0;
+  for (const text of prepared.texts) chars += text.length;
+  return chars;
+}
+
 function isRevisionNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
@@ -160,7 +167,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
     for (;;) {
       const written = withSqliteErrors(errors, () => tryWrite(prepared, checksums));
       if (written !== HEAD_MOVED) {
-        checkpointer.committed();
+        checkpointer.committed(textChars(prepared));
         return written;
       }
       const head = withSqliteErrors(errors, () => readHead(streamId));

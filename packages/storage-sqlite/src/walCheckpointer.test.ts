@@ -50,6 +50,21 @@ describe('background WAL checkpoints', () => {
     await reopened.close();
   });
 
+  it('are asked for after a few large batches too, long before a hundred commits', async () => {
+    const filename = join(directory, 'runs.db');
+    const storage = createSqliteStorage({ filename });
+    const before = statSync(filename).size;
+    // Three batches of four 200 kB events: 2.4 MB of text, under SQLite's default of 1000 WAL pages.
+    for (let batch = 0; batch < 3; batch++) {
+      const events = Array.from({ length: 4 }, (_, index) => newEvent(`b${batch}-${index}`, { text: 'x'.repeat(200_000) }));
+      await storage.append('run-1', batch * 4, events);
+    }
+    expect(statSync(`${filename}-wal`).size).toBeLessThan(DEFAULT_AUTOCHECKPOINT_PAGES * WAL_FRAME_BYTES);
+    expect(await eventually(() => statSync(filename).size > before)).toBe(true);
+    expect(await storage.head('run-1')).toBe(12);
+    await storage.close();
+  });
+
   it('end with close: every close waits for the worker, and the last connection removes the WAL as before', async () => {
     const filename = join(directory, 'runs.db');
     const storage = createSqliteStorage({ filename });

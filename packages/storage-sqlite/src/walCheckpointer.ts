@@ -8,6 +8,8 @@ import type BetterSqlite3 from 'better-sqlite3';
  * dirties about 9 pages, so about as often as SQLite's own 1000-page autocheckpoint would run.
  */
 export const COMMITS_PER_CHECKPOINT = 100;
+/** Or this much event text committed (about 500 pages of rows), whichever comes first: large batches reach the backstop sooner. */
+const TEXT_CHARS_PER_CHECKPOINT = 2 * 1024 * 1024;
 /** SQLite's own default: the writing connection checkpoints once the WAL holds this many pages. */
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
 /**
@@ -66,6 +68,7 @@ export interface WalCheckpointerConfig {
 export class WalCheckpointer {
   private worker: Worker | null = null;
   private commits = 0;
+  private textChars = 0;
   private inFlight = false;
   private stopped = false;
 
@@ -74,10 +77,18 @@ export class WalCheckpointer {
     private readonly config: WalCheckpointerConfig,
   ) {}
 
-  /** Counts a commit of the writing connection; every COMMITS_PER_CHECKPOINT, asks for a checkpoint unless one is running. */
-  committed(): void {
-    if (this.stopped || ++this.commits < COMMITS_PER_CHECKPOINT || this.inFlight) return;
+  /**
+   * Counts a commit of the writing connection (`textChars`: the length of the event texts it
+   * wrote); every COMMITS_PER_CHECKPOINT commits or TEXT_CHARS_PER_CHECKPOINT characters, asks
+   * for a checkpoint unless one is running.
+   */
+  committed(textChars: number): void {
+    if (this.stopped) return;
+    this.commits++;
+    this.textChars += textChars;
+    if ((this.commits < COMMITS_PER_CHECKPOINT && this.textChars < TEXT_CHARS_PER_CHECKPOINT) || this.inFlight) return;
     this.commits = 0;
+    this.textChars = 0;
     this.inFlight = true;
     (this.worker ??= this.start()).postMessage('checkpoint');
   }
