@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -62,6 +62,19 @@ describe('background WAL checkpoints', () => {
     expect(statSync(`${filename}-wal`).size).toBeLessThan(DEFAULT_AUTOCHECKPOINT_PAGES * WAL_FRAME_BYTES);
     expect(await eventually(() => statSync(filename).size > before)).toBe(true);
     expect(await storage.head('run-1')).toBe(12);
+    await storage.close();
+  });
+
+  it('that cannot run leave appends unharmed: the writer checkpoints alone', async () => {
+    const filename = join(directory, 'runs.db');
+    const storage = createSqliteStorage({ filename });
+    await storage.append('run-1', 0, [newEvent('e-1')]);
+    // The open connection keeps using the file under its new name; the worker, opening the old name, fails.
+    renameSync(filename, join(directory, 'moved.db'));
+    const commits = COMMITS_PER_CHECKPOINT * 3;
+    for (let revision = 1; revision < commits; revision++) await storage.append('run-1', revision, [newEvent(`e-${revision + 1}`)]);
+    expect(await storage.head('run-1')).toBe(commits);
+    expect(await readAll(storage, 'run-1')).toHaveLength(commits);
     await storage.close();
   });
 

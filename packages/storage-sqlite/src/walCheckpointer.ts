@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -89,8 +88,10 @@ export class WalCheckpointer {
     if ((this.commits < COMMITS_PER_CHECKPOINT && this.textChars < TEXT_CHARS_PER_CHECKPOINT) || this.inFlight) return;
     this.commits = 0;
     this.textChars = 0;
+    this.worker ??= this.start();
+    if (this.worker === null) return;
     this.inFlight = true;
-    (this.worker ??= this.start()).postMessage('checkpoint');
+    this.worker.postMessage('checkpoint');
   }
 
   /** Closes the worker's connection and waits for the worker to end; the writer is left as SQLite's default has it. */
@@ -101,16 +102,24 @@ export class WalCheckpointer {
     if (worker === null) return;
     // Referenced while it closes, so the process waits for its connection to be released.
     worker.ref();
-    const exited = once(worker, 'exit');
+    // Only its end is awaited: a failure while it closes (an 'error' event) ends it too.
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage('close');
     await exited;
   }
 
-  private start(): Worker {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), location: this.config.location, synchronous: this.config.synchronous.toUpperCase() },
-    });
+  /** The worker, or null (and no more attempts) when one cannot be started: the commit that asked has already succeeded and must not fail. */
+  private start(): Worker | null {
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), location: this.config.location, synchronous: this.config.synchronous.toUpperCase() },
+      });
+    } catch {
+      this.stopped = true;
+      return null;
+    }
     // The worker never keeps a process alive: an instance left open must not hold it up.
     worker.unref();
     worker.on('message', () => {
@@ -127,6 +136,10 @@ export class WalCheckpointer {
     if (this.stopped || this.worker !== worker) return;
     this.stopped = true;
     this.worker = null;
-    if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    try {
+      if (this.db.open) this.db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    } catch {
+      // Called from the worker's events, where a throw would end the process: the backstop stays.
+    }
   }
 }
