@@ -4,9 +4,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 
 /**
  * Commits by this instance between two requests for a background checkpoint: a ping-pong turn
- * dirties about 9 pages, so about as often as SQLite's own 1000-page autocheckpoint would run.
+ * dirties about 9 pages, so about twice as often as SQLite's own 1000-page autocheckpoint, and
+ * the worker has copied most of the WAL by the time the writer's own checkpoint comes.
  */
-export const COMMITS_PER_CHECKPOINT = 100;
+export const COMMITS_PER_CHECKPOINT = 50;
 /** Or this much event text committed (about 500 pages of rows), whichever comes first: large batches reach the backstop sooner. */
 const TEXT_CHARS_PER_CHECKPOINT = 2 * 1024 * 1024;
 /** SQLite's own default: the writing connection checkpoints once the WAL holds this many pages. */
@@ -15,9 +16,14 @@ const DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
  * While the worker checkpoints, the writing connection still checkpoints itself past this many
  * WAL pages: a background checkpoint runs while commits keep adding pages, so it never finds the
  * WAL wholly copied and SQLite never starts the WAL over; the writer's own checkpoint, which
- * nothing races, then copies the few pages left and lets the next commit restart the WAL.
+ * nothing races, copies the pages left and lets the next commit restart the WAL. Each of those
+ * still stalls a commit on two syncs, so with `'normal'` (where a commit syncs nothing) it comes
+ * seldom: the WAL grows to about 64 MiB. With `'full'` it stays at SQLite's default, because a
+ * WAL that grows makes every commit's sync also commit the file's new size (measured on this
+ * disk: two to three times the sync of a commit that overwrites an old WAL); the worker has
+ * then already copied most of the pages, so the writer's own checkpoint is short.
  */
-export const BACKSTOP_AUTOCHECKPOINT_PAGES = 4000;
+export const BACKSTOP_AUTOCHECKPOINT_PAGES = { full: DEFAULT_AUTOCHECKPOINT_PAGES, normal: 16_000 } as const;
 
 /**
  * The worker, as CommonJS source (run with `eval`, so it needs no file of its own beside the
@@ -127,7 +133,7 @@ export class WalCheckpointer {
     });
     worker.on('error', () => this.giveUp(worker));
     worker.on('exit', () => this.giveUp(worker));
-    this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES}`);
+    this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_AUTOCHECKPOINT_PAGES[this.config.synchronous]}`);
     return worker;
   }
 
