@@ -102,7 +102,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
   const identity: StorageIdentity = Object.freeze({ adapter: ADAPTER, version: packageJson.version, namespace, location: config.location });
   let closed = false;
   const hints = new DataVersionHints(config.location, config.busyTimeoutMs);
-  const checkpointer = new WalCheckpointer(db, config);
+  // With 'full', SQLite's own checkpoints (see WalCheckpointer for why).
+  const checkpointer = config.synchronous === 'normal' ? new WalCheckpointer(db, config) : null;
   const closing = new AbortController();
   let closeDone: Promise<void> | null = null;
 
@@ -167,7 +168,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
     for (;;) {
       const written = withSqliteErrors(errors, () => tryWrite(prepared, checksums));
       if (written !== HEAD_MOVED) {
-        checkpointer.committed(textChars(prepared));
+        checkpointer?.committed(textChars(prepared));
         return written;
       }
       const head = withSqliteErrors(errors, () => readHead(streamId));
@@ -240,7 +241,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
         closed = true;
         closing.abort();
         hints.stop();
-        await checkpointer.stop();
+        await checkpointer?.stop();
         db.close();
       })()),
   };
