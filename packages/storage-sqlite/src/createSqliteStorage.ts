@@ -10,6 +10,7 @@ import { sqliteCode, withSqliteErrors } from './sqliteErrors.js';
 import type { SqliteErrorContext } from './sqliteErrors.js';
 import { resolveSqliteStorageOptions } from './sqliteStorageOptions.js';
 import type { SqliteStorageOptions } from './sqliteStorageOptions.js';
+import { WalCheckpointer } from './walCheckpointer.js';
 
 const ADAPTER = '@roundtable/storage-sqlite';
 // Reads fetch this many rows per query: never a whole stream at once, never a query per event.
@@ -20,6 +21,8 @@ const HEAD_MOVED = Symbol('head moved');
 
 /** One row of the `events` table as a read selects it, as an array: revision, event_id, body, checksum. */
 type EventRow = readonly [revision: unknown, eventId: unknown, body: unknown, checksum: unknown];
+/** The head statement's one row: the stream's recorded head and its last stored revision. */
+type HeadRow = readonly [head: unknown, last: unknown];
 
 /** SHA-256 (hex) of the UTF-8 bytes of an event's stored text: the `checksum` column. */
 const bodyChecksum = (body: string): string => hash('sha256', body);
@@ -27,16 +30,20 @@ const bodyChecksum = (body: string): string => hash('sha256', body);
 function prepareStatements(db: BetterSqlite3.Database) {
   return {
     // One statement, so both numbers come from one snapshot: a head that disagrees with the rows is damage.
-    head: db.prepare<{ namespace: string; streamId: string }, { head: unknown; last: unknown }>(
-      `SELECT (SELECT head FROM streams WHERE namespace = @namespace AND stream_id = @streamId) AS head,
-              (SELECT MAX(revision) FROM events WHERE namespace = @namespace AND stream_id = @streamId) AS last`,
-    ),
+    // The statements an append and a read run take positional parameters and the head comes
+    // back as an array: no parameter object to build and no row object per call.
+    head: db
+      .prepare<[namespace: string, streamId: string, namespace: string, streamId: string], HeadRow>(
+        `SELECT (SELECT head FROM streams WHERE namespace = ? AND stream_id = ?),
+                (SELECT MAX(revision) FROM events WHERE namespace = ? AND stream_id = ?)`,
+      )
+      .raw(),
     // Rows as arrays (revision, event_id, body, checksum): no object per row on the read path.
     page: db
-      .prepare<{ namespace: string; streamId: string; after: number; head: number; limit: number }, EventRow>(
+      .prepare<[namespace: string, streamId: string, after: number, head: number, limit: number], EventRow>(
         `SELECT revision, event_id, body, checksum FROM events
-         WHERE namespace = @namespace AND stream_id = @streamId AND revision > @after AND revision <= @head
-         ORDER BY revision LIMIT @limit`,
+         WHERE namespace = ? AND stream_id = ? AND revision > ? AND revision <= ?
+         ORDER BY revision LIMIT ?`,
       )
       .raw(),
     bodies: db
@@ -51,12 +58,11 @@ function prepareStatements(db: BetterSqlite3.Database) {
         'SELECT revision FROM events WHERE namespace = @namespace AND stream_id = @streamId AND event_id = @eventId',
       )
       .pluck(),
-    insert: db.prepare<{ namespace: string; streamId: string; revision: number; eventId: string; body: string; checksum: string }>(
-      `INSERT INTO events (namespace, stream_id, revision, event_id, body, checksum)
-       VALUES (@namespace, @streamId, @revision, @eventId, @body, @checksum)`,
+    insert: db.prepare<[namespace: string, streamId: string, revision: number, eventId: string, body: string, checksum: string]>(
+      'INSERT INTO events (namespace, stream_id, revision, event_id, body, checksum) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    setHead: db.prepare<{ namespace: string; streamId: string; head: number }>(
-      `INSERT INTO streams (namespace, stream_id, head) VALUES (@namespace, @streamId, @head)
+    setHead: db.prepare<[namespace: string, streamId: string, head: number]>(
+      `INSERT INTO streams (namespace, stream_id, head) VALUES (?, ?, ?)
        ON CONFLICT (namespace, stream_id) DO UPDATE SET head = excluded.head`,
     ),
     streams: db.prepare<{ namespace: string; after: string; limit: number }, { stream_id: unknown; head: unknown }>(
@@ -64,6 +70,13 @@ function prepareStatements(db: BetterSqlite3.Database) {
        ORDER BY stream_id LIMIT @limit`,
     ),
   };
+}
+
+/** The length of a batch's stored texts (about its bytes, for pacing checkpoints). */
+function textChars(prepared: PreparedAppend): number {
+  let chars = 0;
+  for (const text of prepared.texts) chars += text.length;
+  return chars;
 }
 
 function isRevisionNumber(value: unknown): value is number {
@@ -89,7 +102,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
   const identity: StorageIdentity = Object.freeze({ adapter: ADAPTER, version: packageJson.version, namespace, location: config.location });
   let closed = false;
   const hints = new DataVersionHints(config.location, config.busyTimeoutMs);
+  // With 'full', SQLite's own checkpoints (see WalCheckpointer for why).
+  const checkpointer = config.synchronous === 'normal' ? new WalCheckpointer(db, config) : null;
   const closing = new AbortController();
+  let closeDone: Promise<void> | null = null;
 
   const context = (streamId?: string): SqliteErrorContext => ({ location: config.location, busyTimeoutMs: config.busyTimeoutMs, streamId });
 
@@ -98,9 +114,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
   }
 
   function readHead(streamId: string): number {
-    const row = statements.head.get({ namespace, streamId })!;
-    const head = row.head ?? 0;
-    const last = row.last ?? 0;
+    const [recorded, stored] = statements.head.get(namespace, streamId, namespace, streamId)!;
+    const head = recorded ?? 0;
+    const last = stored ?? 0;
     if (!isRevisionNumber(head) || head !== last) {
       throw corruptStream(streamId, `its head is ${JSON.stringify(head)} but its last stored revision is ${JSON.stringify(last)}.`);
     }
@@ -117,10 +133,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
   const writeBatch = db.transaction((prepared: PreparedAppend, checksums: readonly string[]): number | typeof HEAD_MOVED => {
     const { streamId, expectedRevision } = prepared;
     if (readHead(streamId) !== expectedRevision) return HEAD_MOVED;
-    prepared.texts.forEach((body, index) => {
-      statements.insert.run({ namespace, streamId, revision: expectedRevision + index + 1, eventId: prepared.eventIds[index]!, body, checksum: checksums[index]! });
-    });
-    statements.setHead.run({ namespace, streamId, head: prepared.nextHead });
+    const { texts, eventIds } = prepared;
+    for (let index = 0; index < texts.length; index++) {
+      statements.insert.run(namespace, streamId, expectedRevision + index + 1, eventIds[index]!, texts[index]!, checksums[index]!);
+    }
+    statements.setHead.run(namespace, streamId, prepared.nextHead);
     return prepared.nextHead;
   });
 
@@ -150,7 +167,10 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
     // cannot await), and heads only grow, so a "write" from it ends the next pass.
     for (;;) {
       const written = withSqliteErrors(errors, () => tryWrite(prepared, checksums));
-      if (written !== HEAD_MOVED) return written;
+      if (written !== HEAD_MOVED) {
+        checkpointer?.committed(textChars(prepared));
+        return written;
+      }
       const head = withSqliteErrors(errors, () => readHead(streamId));
       const decision = await resolveAgainstHead(prepared, head, (from, to) => withSqliteErrors(errors, () => committedTexts(streamId, from, to)));
       if (decision !== 'write') return decision;
@@ -170,7 +190,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
       // Between pages, let timers and I/O run: a long read must not hold the event loop.
       if (next > after + 1) await nextTurn();
       assertOpen();
-      const rows = withSqliteErrors(errors, () => statements.page.all({ namespace, streamId, after: next - 1, head, limit: PAGE_ROWS }));
+      const rows = withSqliteErrors(errors, () => statements.page.all(namespace, streamId, next - 1, head, PAGE_ROWS));
       if (rows.length === 0) throw corruptStream(streamId, `revisions ${next} to ${head} are missing.`);
       for (const [revision, eventId, body, checksum] of rows) {
         yield decodeStoredEventRow({ revision: typeof revision === 'number' ? revision : null, eventId, body, checksum }, streamId, next, bodyChecksum);
@@ -214,13 +234,15 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
       assertStreamId(streamId);
       return changeHints(AbortSignal.any([signal, closing.signal]), (notify) => hints.subscribe(notify));
     },
+    // Every call waits for the same close: the checkpoint worker's connection first, then this one
+    // (so this, the last connection, checkpoints the WAL and removes it, as it always did).
     close: () =>
-      settle(() => {
-        if (closed) return;
+      (closeDone ??= (async () => {
         closed = true;
         closing.abort();
         hints.stop();
+        await checkpointer?.stop();
         db.close();
-      }),
+      })()),
   };
 }
