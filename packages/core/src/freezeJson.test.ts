@@ -53,6 +53,19 @@ describe('freezeJson: one walk checks, canonicalises, measures and freezes', () 
     }
   });
 
+  it('measures and writes a value frozen a moment ago, and a new one around it, exactly (wide characters, escapes, index-like keys)', () => {
+    for (const inner of [{ text: 'é😀 "quoted" \\ back', b: [1, -0] }, { 10: 'ten', 9: 'nine', é: ['€'] }, ['\u2028', { z: null, a: true }]]) {
+      const first = freezeJson(inner);
+      const again = freezeJson(first.value);
+      expect(again).toEqual(first);
+      expect(again.bytes).toBe(new TextEncoder().encode(canonicalJson(inner)).length);
+      const outer = freezeJson({ result: first.value, position: 'p/1', 'nodé': 'n', 0: [first.value] });
+      expect(outer.text).toBe(canonicalJson({ result: inner, position: 'p/1', 'nodé': 'n', 0: [inner] }));
+      expect(outer.bytes).toBe(new TextEncoder().encode(outer.text).length);
+      expect(freezeJson(outer.value)).toEqual(outer);
+    }
+  });
+
   it('refuses a frozen value that is not JSON and keeps the depth limit for reused parts', () => {
     expect(() => freezeJson(Object.freeze({ when: new Date(0) }))).toThrow(/at \/when/);
     const deep = copyFrozenJson(nest(MAX_JSON_DEPTH - 1) as Json);

@@ -1,6 +1,6 @@
 import type { Json } from './json.js';
 import { utf8ByteLength } from './utf8.js';
-import { COPY, SORT_KEYS, WRITE_TEXT, recentText, rememberText, stringifyIsPlain, walkJson } from './walkJson.js';
+import { COMPOSE, COPY, SORT_KEYS, WRITE_TEXT, bytesInSlot, recentSlot, rememberText, stringifyIsPlain, textInSlot, walkJson } from './walkJson.js';
 
 /** A JSON value checked, measured, canonicalised and frozen by one walk. */
 export interface FrozenJson {
@@ -25,9 +25,18 @@ export interface FrozenJson {
 export function freezeJson(value: unknown): FrozenJson {
   const walked = walkJson(value, COPY | SORT_KEYS);
   const frozen = walked.value as Json;
-  const isContainer = typeof frozen === 'object' && frozen !== null;
-  // A value frozen a moment ago (a result the storage now writes) is returned as it is, with the text already written.
-  const text = (isContainer ? recentText(frozen) : undefined) ?? (walked.ordered && stringifyIsPlain() ? JSON.stringify(frozen) : walkJson(frozen, WRITE_TEXT).text);
-  if (isContainer) rememberText(frozen, text);
-  return { value: frozen, text, bytes: utf8ByteLength(text) };
+  if (typeof frozen !== 'object' || frozen === null) {
+    const text = walked.ordered && stringifyIsPlain() ? JSON.stringify(frozen) : walkJson(frozen, WRITE_TEXT).text;
+    return { value: frozen, text, bytes: utf8ByteLength(text) };
+  }
+  // A value frozen a moment ago (a result the storage now writes) is returned as it is, with its text and bytes.
+  const slot = recentSlot(frozen);
+  if (slot >= 0) return { value: frozen, text: textInSlot(slot), bytes: bytesInSlot(slot) };
+  // A copy that shares verified parts (an outcome payload around the result frozen a moment ago)
+  // has its text written around their kept texts rather than all over again.
+  const plain = walked.ordered && stringifyIsPlain();
+  const text = plain && !walked.reused ? JSON.stringify(frozen) : walkJson(frozen, plain ? WRITE_TEXT | COMPOSE : WRITE_TEXT).text;
+  const bytes = utf8ByteLength(text);
+  rememberText(frozen, text, bytes);
+  return { value: frozen, text, bytes };
 }

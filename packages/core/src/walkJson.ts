@@ -62,23 +62,42 @@ function recall(target: object): number | undefined {
 const RECENT_TEXTS = 64;
 const recentValues: (object | undefined)[] = new Array<object | undefined>(RECENT_TEXTS).fill(undefined);
 const recentTextsRing: string[] = new Array<string>(RECENT_TEXTS).fill('');
+/** The UTF-8 bytes of each kept text, so that freezing a value frozen moments ago measures nothing. */
+const recentBytesRing: number[] = new Array<number>(RECENT_TEXTS).fill(0);
 /** The slot the next remembered value takes. */
 let recentNext = 0;
 
-/** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
-export function recentText(value: object): string | undefined {
+/** The slot of a value `freezeJson` froze recently, or -1 when it is no longer kept. */
+export function recentSlot(value: object): number {
   // Newest first: the value asked for was usually frozen moments ago.
   for (let back = 1, slot = recentNext - 1; back <= RECENT_TEXTS; back++, slot--) {
     if (slot < 0) slot += RECENT_TEXTS;
-    if (recentValues[slot] === value) return recentTextsRing[slot];
+    if (recentValues[slot] === value) return slot;
   }
-  return undefined;
+  return -1;
 }
 
-/** Keeps the canonical text of a value `freezeJson` just froze, for the next walk that writes it. */
-export function rememberText(value: object, text: string): void {
+/** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
+export function recentText(value: object): string | undefined {
+  const slot = recentSlot(value);
+  return slot < 0 ? undefined : recentTextsRing[slot];
+}
+
+/** The text kept in `slot` (from `recentSlot`). */
+export function textInSlot(slot: number): string {
+  return recentTextsRing[slot]!;
+}
+
+/** The UTF-8 bytes of the text kept in `slot` (from `recentSlot`). */
+export function bytesInSlot(slot: number): number {
+  return recentBytesRing[slot]!;
+}
+
+/** Keeps the canonical text of a value `freezeJson` just froze, and its UTF-8 bytes, for the next walk that writes or measures it. */
+export function rememberText(value: object, text: string, bytes: number): void {
   recentValues[recentNext] = value;
   recentTextsRing[recentNext] = text;
+  recentBytesRing[recentNext] = bytes;
   recentNext = recentNext + 1 === RECENT_TEXTS ? 0 : recentNext + 1;
 }
 
@@ -92,6 +111,12 @@ export const COPY = 2;
 export const SORT_KEYS = 4;
 /** Freeze the value itself, in place (no copy): only for a value the caller owns. */
 export const FREEZE = 8;
+/**
+ * With WRITE_TEXT: the value itself is verified, but its text is written by walking its top
+ * level around the kept texts of its verified parts, instead of by `JSON.stringify` of all of
+ * it (for a copy `freezeJson` just made around a result frozen a moment ago).
+ */
+export const COMPOSE = 16;
 
 export interface WalkResult {
   /** Levels of nesting: 0 for a primitive, 1 for an object holding only primitives. */
@@ -102,6 +127,8 @@ export interface WalkResult {
   readonly text: string;
   /** Every object of `value` lists its keys in canonical order: `JSON.stringify(value)` is its canonical text. */
   readonly ordered: boolean;
+  /** The walk met a container it had verified before (with COPY: the copy shares it). */
+  readonly reused: boolean;
 }
 
 /** True when `JSON.stringify` of a verified value writes exactly its JSON (no `toJSON` was added to the prototypes). */
@@ -171,6 +198,8 @@ class Walker {
   copied: unknown = undefined;
   frozen = true;
   ordered = true;
+  /** Whether this walk met a container verified before. */
+  reused = false;
 
   /** Throws the error of a failure inside the `count` outermost open containers, at `extra` inside them when given. */
   fail(count: number, message: string, extra?: string | number): never {
@@ -214,8 +243,10 @@ class Walker {
     if (known !== undefined && this.depth + (known >> 1) <= MAX_JSON_DEPTH) {
       const ordered = (known & 1) === 1;
       this.ordered = ordered;
+      this.reused = true;
       if ((this.flags & WRITE_TEXT) === 0) return known >> 1;
-      const text = recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
+      const composed = (this.flags & COMPOSE) !== 0 && this.depth === 0;
+      const text = composed ? undefined : (recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined));
       if (text !== undefined) {
         this.text += text;
         return known >> 1;
@@ -361,9 +392,10 @@ export function walkJson(value: unknown, flags: number): WalkResult {
   walker.flags = flags;
   try {
     const height = walker.visit(value);
-    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered };
+    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered, reused: walker.reused };
   } finally {
     walker.text = '';
+    walker.reused = false;
     walker.copied = undefined;
     walker.depth = 0;
     // Let go of the containers it held (only a walk that met one did).

@@ -487,8 +487,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     );
   }
 
+  /**
+   * A new event, frozen: the check an outcome gets before it is written (`assertNewEvent` in
+   * `unrecordable`) then also stands for the storage's envelope check, which a frozen event
+   * accepted once need not repeat.
+   */
   #event(type: string, payload: Json, causationId: string | null): NewEvent {
-    return {
+    return Object.freeze({
       eventId: this.#newId(),
       type,
       version: 1,
@@ -496,7 +501,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       correlationId: this.runId,
       causationId,
       payload,
-    };
+    });
   }
 
   /** The clock's reading as `YYYY-MM-DDTHH:MM:SS.mmmZ` (an invalid date throws RangeError, as before). */

@@ -1,4 +1,3 @@
-import { utf8ByteLength } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION } from './events.js';
@@ -6,7 +5,7 @@ import type { NewEvent, StoredEvent } from './events.js';
 import { findKnownSecret, withoutKnownSecrets } from './knownSecrets.js';
 import type { StorageConfig } from './resolveStorageOptions.js';
 import { newEventText, newEventTextBytes, storedEventText } from './storedEventCanonicalText.js';
-import { assertNewEventEnvelope, assertRevision, assertStreamId, frozenPayload } from './validation.js';
+import { assertNewEventEnvelope, assertRevision, assertStreamId, frozenPayload, isCheckedEnvelope } from './validation.js';
 
 /** A batch that passed every check and is ready to write at `expectedRevision + 1 …`. */
 export interface PreparedAppend {
@@ -20,7 +19,7 @@ export interface PreparedAppend {
    * objects change nothing.
    */
   readonly events: readonly StoredEvent[];
-  /** The canonical JSON of each stored event, what adapters write and compare. */
+  /** The canonical JSON of each stored event, what adapters write and compare (written on first read). */
   readonly texts: readonly string[];
   readonly eventIds: readonly string[];
 }
@@ -56,13 +55,14 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
   if (!Number.isSafeInteger(expectedRevision + count)) throw new StorageError('INVALID_STORED_VALUE', 'The batch would pass the largest safe revision.');
 
   const stored: StoredEvent[] = [];
-  const texts: string[] = [];
+  const payloads: string[] = [];
   const eventIds: string[] = [];
   const seen = new Set<string>();
   let batchBytes = 0;
   for (let index = 0; index < count; index++) {
     const event: unknown = events[index];
-    assertNewEventEnvelope(event, `events[${index}]`);
+    // An event assertNewEvent accepted while frozen cannot have changed since (proven redundant).
+    if (!isCheckedEnvelope(event)) assertNewEventEnvelope(event, `events[${index}]`);
     const frozen = frozenPayload(event.payload, `events[${index}]`);
     const payload = frozen.text;
     if (seen.has(event.eventId)) {
@@ -78,8 +78,7 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
       });
     }
     const revision = expectedRevision + index + 1;
-    const text = storedEventText(event, payload, streamId, revision);
-    batchBytes += newEventTextBytes(utf8ByteLength(text), streamId, revision);
+    batchBytes += newEventTextBytes(event, payloadBytes);
     // The new event's own text is written out only when there are secrets to look for in it.
     const secretAt = config.knownSecrets.length === 0 ? null : findKnownSecret(event, config.knownSecrets, newEventText(event, payload));
     if (secretAt !== null) {
@@ -87,7 +86,7 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
         details: { index, path: secretAt },
       });
     }
-    texts.push(text);
+    payloads.push(payload);
     stored.push(storedEvent(event, frozen.value, streamId, revision));
     eventIds.push(event.eventId);
   }
@@ -96,7 +95,41 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
       details: { limit: 'maxAppendBatchBytes', bytes: batchBytes, max: config.limits.maxAppendBatchBytes },
     });
   }
-  return { streamId, expectedRevision, nextHead: expectedRevision + count, events: stored, texts, eventIds };
+  return new PreparedBatch(streamId, expectedRevision, stored, payloads, eventIds);
+}
+
+/**
+ * A prepared batch. Its texts are written when an adapter first reads them: one that keeps the
+ * events themselves (memory) reads them only to compare a retried batch, and never pays for
+ * them otherwise. They are written from the frozen stored events and their payloads' canonical
+ * texts, so they are the same whenever they are read.
+ */
+class PreparedBatch implements PreparedAppend {
+  readonly streamId: string;
+  readonly expectedRevision: number;
+  readonly nextHead: number;
+  readonly events: readonly StoredEvent[];
+  readonly eventIds: readonly string[];
+  #payloads: readonly string[];
+  #texts: readonly string[] | null = null;
+
+  constructor(streamId: string, expectedRevision: number, events: readonly StoredEvent[], payloads: readonly string[], eventIds: readonly string[]) {
+    this.streamId = streamId;
+    this.expectedRevision = expectedRevision;
+    this.nextHead = expectedRevision + events.length;
+    this.events = events;
+    this.eventIds = eventIds;
+    this.#payloads = payloads;
+  }
+
+  get texts(): readonly string[] {
+    if (this.#texts === null) {
+      const payloads = this.#payloads;
+      this.#texts = this.events.map((event, index) => storedEventText(event, payloads[index]!, event.streamId, event.revision));
+      this.#payloads = [];
+    }
+    return this.#texts;
+  }
 }
 
 /**

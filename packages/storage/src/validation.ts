@@ -133,10 +133,25 @@ export function frozenPayload(payload: unknown, where: string): FrozenJson {
   }
 }
 
+/**
+ * Frozen events whose envelope `assertNewEvent` accepted. A frozen object's own properties, keys
+ * and prototype can never change, and every envelope check is a function of those alone, so the
+ * preflight of an append need not check such an event's envelope again (its payload is still
+ * checked there, which costs nothing for a payload the walker verified before). Held weakly: an
+ * event is forgotten with the event.
+ */
+const checkedEnvelopes = new WeakSet<object>();
+
+/** True when `value` is a frozen event whose envelope `assertNewEvent` accepted. */
+export function isCheckedEnvelope(value: unknown): value is NewEvent {
+  return typeof value === 'object' && value !== null && checkedEnvelopes.has(value);
+}
+
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
   assertNewEventEnvelope(value, where);
   payloadText(value.payload, where, false);
+  if (Object.isFrozen(value)) checkedEnvelopes.add(value);
 }
 
 /** Every check of `assertNewEvent` except the walk of the payload (for callers that walk it anyway). */
