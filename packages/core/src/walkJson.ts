@@ -2,6 +2,7 @@ import { MAX_JSON_DEPTH } from './json.js';
 import { JsonValueError } from './jsonValueError.js';
 import { isWellFormedString } from './isWellFormedString.js';
 import { jsonPointer } from './jsonPointer.js';
+import { utf8ByteLength } from './utf8.js';
 
 /** Returns the object it is given, so that `Verified`'s constructor can stamp a private field on any object. */
 class Returning {
@@ -13,12 +14,13 @@ class Returning {
 /**
  * Deep-frozen objects and arrays already known to be JSON, stamped with a number in a private
  * field (invisible to every reflection API, `JSON.stringify` and structural equality; much
- * cheaper to add and to read than a WeakMap entry). The number is `height * 2 + ordered`: the
- * height (levels of nesting, 1 for an object holding only primitives) keeps the nesting limit
- * exact when a value is reused deeper, and `ordered` (1) says every object in it lists its keys
- * in canonical (code-unit) order, so `JSON.stringify` of it is its canonical text. A deep-frozen
- * value can never stop being JSON, so the walker checks each one once: later walks take its
- * height from here, and a walk writing text writes `JSON.stringify` of an ordered one.
+ * cheaper to add and to read than a WeakMap entry). The number (see `markOf`) holds the height
+ * (levels of nesting, 1 for an object holding only primitives), which keeps the nesting limit
+ * exact when a value is reused deeper; whether every object in it lists its keys in canonical
+ * (code-unit) order, so that `JSON.stringify` of it is its canonical text; and, once a walk
+ * measured it, the UTF-8 bytes of its canonical text. A deep-frozen value can never stop being
+ * JSON, so the walker checks each one once: later walks take its height and bytes from here,
+ * and a walk writing text writes `JSON.stringify` of an ordered one.
  */
 class Verified extends Returning {
   #mark: number;
@@ -29,7 +31,29 @@ class Verified extends Returning {
   static mark(target: object): number | undefined {
     return #mark in target ? target.#mark : undefined;
   }
+  /** Replaces the mark of a value stamped before; false when it has none. */
+  static update(target: object, mark: number): boolean {
+    if (!(#mark in target)) return false;
+    target.#mark = mark;
+    return true;
+  }
 }
+
+/** Marks below this hold the height and order; the bytes (plus one, 0: not measured) are counted in units of it. */
+const MARK_BYTES_UNIT = 1024;
+/** Bytes above this are not kept in a mark (the mark must stay an exact integer); such a value is measured again. */
+const MAX_MARKED_BYTES = 2 ** 40;
+
+/** A mark: `height * 2 + ordered` (at most 2 * MAX_JSON_DEPTH + 1 < 1024), and the bytes when known (-1: not measured). */
+function markOf(height: number, ordered: boolean, bytes: number): number {
+  const kept = bytes >= 0 && bytes <= MAX_MARKED_BYTES ? bytes + 1 : 0;
+  return kept * MARK_BYTES_UNIT + height * 2 + (ordered ? 1 : 0);
+}
+
+const markHeight = (mark: number): number => (mark % MARK_BYTES_UNIT) >> 1;
+const markOrdered = (mark: number): boolean => mark % 2 === 1;
+/** The bytes a mark holds, or -1 when the value was not measured. */
+const markBytes = (mark: number): number => Math.floor(mark / MARK_BYTES_UNIT) - 1;
 
 /** Where a value frozen by someone else is remembered if this engine refuses private fields on frozen objects. */
 const verifiedElsewhere = new WeakMap<object, number>();
@@ -49,6 +73,11 @@ function recall(target: object): number | undefined {
   return mark === undefined && elsewhere ? verifiedElsewhere.get(target) : mark;
 }
 
+/** Replaces the mark of a value remembered before (to add the bytes a later walk measured). */
+function rememberAgain(target: object, mark: number): void {
+  if (!Verified.update(target, mark)) verifiedElsewhere.set(target, mark);
+}
+
 /**
  * The canonical text of the most recently frozen values (`freezeJson`): the result an attempt
  * froze is written by the storage moments later, and this saves writing it again. Bounded, so it
@@ -62,42 +91,23 @@ function recall(target: object): number | undefined {
 const RECENT_TEXTS = 64;
 const recentValues: (object | undefined)[] = new Array<object | undefined>(RECENT_TEXTS).fill(undefined);
 const recentTextsRing: string[] = new Array<string>(RECENT_TEXTS).fill('');
-/** The UTF-8 bytes of each kept text, so that freezing a value frozen moments ago measures nothing. */
-const recentBytesRing: number[] = new Array<number>(RECENT_TEXTS).fill(0);
 /** The slot the next remembered value takes. */
 let recentNext = 0;
 
-/** The slot of a value `freezeJson` froze recently, or -1 when it is no longer kept. */
-export function recentSlot(value: object): number {
-  // Newest first: the value asked for was usually frozen moments ago.
+/** The canonical text of a value whose text was written recently, if it is still kept. */
+export function recentText(value: object): string | undefined {
+  // Newest first: the value asked for was usually written moments ago.
   for (let back = 1, slot = recentNext - 1; back <= RECENT_TEXTS; back++, slot--) {
     if (slot < 0) slot += RECENT_TEXTS;
-    if (recentValues[slot] === value) return slot;
+    if (recentValues[slot] === value) return recentTextsRing[slot];
   }
-  return -1;
+  return undefined;
 }
 
-/** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
-export function recentText(value: object): string | undefined {
-  const slot = recentSlot(value);
-  return slot < 0 ? undefined : recentTextsRing[slot];
-}
-
-/** The text kept in `slot` (from `recentSlot`). */
-export function textInSlot(slot: number): string {
-  return recentTextsRing[slot]!;
-}
-
-/** The UTF-8 bytes of the text kept in `slot` (from `recentSlot`). */
-export function bytesInSlot(slot: number): number {
-  return recentBytesRing[slot]!;
-}
-
-/** Keeps the canonical text of a value `freezeJson` just froze, and its UTF-8 bytes, for the next walk that writes or measures it. */
-export function rememberText(value: object, text: string, bytes: number): void {
+/** Keeps the canonical text of a verified value just written, for the next walk that writes it. */
+export function rememberText(value: object, text: string): void {
   recentValues[recentNext] = value;
   recentTextsRing[recentNext] = text;
-  recentBytesRing[recentNext] = bytes;
   recentNext = recentNext + 1 === RECENT_TEXTS ? 0 : recentNext + 1;
 }
 
@@ -117,6 +127,8 @@ export const FREEZE = 8;
  * it (for a copy `freezeJson` just made around a result frozen a moment ago).
  */
 export const COMPOSE = 16;
+/** Count the UTF-8 bytes of the canonical text (returned as `bytes`) without writing it. */
+export const MEASURE = 32;
 
 export interface WalkResult {
   /** Levels of nesting: 0 for a primitive, 1 for an object holding only primitives. */
@@ -129,6 +141,8 @@ export interface WalkResult {
   readonly ordered: boolean;
   /** The walk met a container it had verified before (with COPY: the copy shares it). */
   readonly reused: boolean;
+  /** With MEASURE: the UTF-8 bytes of the canonical text, else 0. */
+  readonly bytes: number;
 }
 
 /** True when `JSON.stringify` of a verified value writes exactly its JSON (no `toJSON` was added to the prototypes). */
@@ -142,6 +156,11 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 function quote(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** UTF-8 bytes of `quote(text)` for a well-formed string, without writing it unless it needs escapes. */
+function quotedBytes(text: string): number {
+  return NEEDS_ESCAPE.test(text) ? utf8ByteLength(JSON.stringify(text)) : utf8ByteLength(text) + 2;
 }
 
 /** The first character of an array-index-like key: such keys are listed first by JavaScript, whatever their insertion order. */
@@ -200,6 +219,8 @@ class Walker {
   ordered = true;
   /** Whether this walk met a container verified before. */
   reused = false;
+  /** With MEASURE: the UTF-8 bytes of the canonical text of what was walked so far. */
+  bytes = 0;
 
   /** Throws the error of a failure inside the `count` outermost open containers, at `extra` inside them when given. */
   fail(count: number, message: string, extra?: string | number): never {
@@ -217,19 +238,23 @@ class Walker {
       case 'string':
         if (!isWellFormedString(current)) this.fail(this.depth, 'String contains a lone surrogate.');
         if ((this.flags & WRITE_TEXT) !== 0) this.text += quote(current);
+        if ((this.flags & MEASURE) !== 0) this.bytes += quotedBytes(current);
         return 0;
       case 'number':
         if (!Number.isFinite(current)) this.fail(this.depth, `Number ${String(current)} is not finite.`);
         // String(-0) is '0', as canonical text writes it; a canonical copy holds what its text says.
         if ((this.flags & WRITE_TEXT) !== 0) this.text += String(current);
+        if ((this.flags & MEASURE) !== 0) this.bytes += String(current).length;
         if (current === 0 && (this.flags & SORT_KEYS) !== 0) this.copied = 0;
         return 0;
       case 'boolean':
         if ((this.flags & WRITE_TEXT) !== 0) this.text += current ? 'true' : 'false';
+        if ((this.flags & MEASURE) !== 0) this.bytes += current ? 4 : 5;
         return 0;
       case 'object':
         if (current === null) {
           if ((this.flags & WRITE_TEXT) !== 0) this.text += 'null';
+          if ((this.flags & MEASURE) !== 0) this.bytes += 4;
           return 0;
         }
         return this.visitContainer(current);
@@ -240,19 +265,29 @@ class Walker {
 
   visitContainer(current: object): number {
     const known = recall(current);
-    if (known !== undefined && this.depth + (known >> 1) <= MAX_JSON_DEPTH) {
-      const ordered = (known & 1) === 1;
+    const measure = (this.flags & MEASURE) !== 0;
+    if (known !== undefined && this.depth + markHeight(known) <= MAX_JSON_DEPTH) {
+      const ordered = markOrdered(known);
+      const knownBytes = markBytes(known);
       this.ordered = ordered;
       this.reused = true;
-      if ((this.flags & WRITE_TEXT) === 0) return known >> 1;
-      const composed = (this.flags & COMPOSE) !== 0 && this.depth === 0;
-      const text = composed ? undefined : (recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined));
-      if (text !== undefined) {
-        this.text += text;
-        return known >> 1;
+      if (!measure || knownBytes >= 0) {
+        if ((this.flags & WRITE_TEXT) === 0) {
+          if (measure) this.bytes += knownBytes;
+          return markHeight(known);
+        }
+        const composed = (this.flags & COMPOSE) !== 0 && this.depth === 0;
+        const text = composed ? undefined : (recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined));
+        if (text !== undefined) {
+          this.text += text;
+          if (measure) this.bytes += knownBytes;
+          return markHeight(known);
+        }
       }
-      // Walk it to write its text in canonical order (its verified parts are not walked again where their text is at hand).
+      // Walk it to write its text in canonical order, or to measure it (its verified parts are
+      // not walked again where their text or bytes are at hand).
     }
+    const bytesBefore = this.bytes;
     const depth = this.depth;
     if (depth >= MAX_JSON_DEPTH) this.fail(depth, `Nesting is deeper than ${MAX_JSON_DEPTH}.`);
     const ancestors = this.ancestors;
@@ -261,19 +296,21 @@ class Walker {
     this.depth = depth + 1;
     const height = Array.isArray(current) ? this.visitArray(current) : this.visitObject(current);
     this.depth = depth;
+    const bytes = measure ? this.bytes - bytesBefore : -1;
     if (known !== undefined) {
       this.copied = current;
       this.frozen = true;
-      this.ordered = (known & 1) === 1;
-      return known >> 1;
+      this.ordered = markOrdered(known);
+      if (measure && markBytes(known) < 0) rememberAgain(current, markOf(markHeight(known), this.ordered, bytes));
+      return markHeight(known);
     }
     if ((this.flags & COPY) !== 0) {
       const out = this.copied as object;
-      remember(out, height * 2 + (this.ordered ? 1 : 0));
+      remember(out, markOf(height, this.ordered, bytes));
       freeze(out);
       this.frozen = true;
     } else {
-      const mark = height * 2 + (this.ordered ? 1 : 0);
+      const mark = markOf(height, this.ordered, bytes);
       if ((this.flags & FREEZE) !== 0 && this.frozen) {
         remember(current, mark);
         freeze(current);
@@ -306,6 +343,8 @@ class Walker {
     let frozen = true;
     let ordered = true;
     if (text) this.text += '[';
+    // The brackets and the commas between elements.
+    if ((flags & MEASURE) !== 0) this.bytes += length === 0 ? 2 : length + 1;
     for (let i = 0; i < length; i++) {
       // Each element present and enumerable, so the names counted above hold no extra property.
       if (!propertyIsEnumerable.call(array, i)) this.fail(depth - 1, 'Sparse arrays are not JSON.', i);
@@ -344,13 +383,17 @@ class Walker {
     let frozen = true;
     let indexLike = false;
     let childrenOrdered = true;
+    const measure = (flags & MEASURE) !== 0;
     if (text) this.text += '{';
+    // The braces and the commas between members (each key's quotes and colon are counted with it).
+    if (measure) this.bytes += keys.length === 0 ? 2 : keys.length + 1;
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index]!;
       if (!isWellFormedString(key)) this.fail(depth - 1, 'Key contains a lone surrogate.', key);
       const descriptor = getOwnPropertyDescriptor(object, key);
       if (descriptor === undefined || !('value' in descriptor)) this.fail(depth - 1, 'Accessor properties are not JSON.', key);
       if (text) this.text += index > 0 ? `,${quote(key)}:` : `${quote(key)}:`;
+      if (measure) this.bytes += quotedBytes(key) + 1;
       tokens[depth - 1] = key;
       const child = this.visit(descriptor.value);
       if (child > height) height = child;
@@ -392,10 +435,11 @@ export function walkJson(value: unknown, flags: number): WalkResult {
   walker.flags = flags;
   try {
     const height = walker.visit(value);
-    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered, reused: walker.reused };
+    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered, reused: walker.reused, bytes: walker.bytes };
   } finally {
     walker.text = '';
     walker.reused = false;
+    walker.bytes = 0;
     walker.copied = undefined;
     walker.depth = 0;
     // Let go of the containers it held (only a walk that met one did).

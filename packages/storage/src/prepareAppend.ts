@@ -1,4 +1,4 @@
-import type { Json } from '@roundtable/core';
+import type { FrozenJson, Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
@@ -55,7 +55,7 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
   if (!Number.isSafeInteger(expectedRevision + count)) throw new StorageError('INVALID_STORED_VALUE', 'The batch would pass the largest safe revision.');
 
   const stored: StoredEvent[] = [];
-  const payloads: string[] = [];
+  const payloads: FrozenJson[] = [];
   const eventIds: string[] = [];
   const seen = new Set<string>();
   let batchBytes = 0;
@@ -64,7 +64,6 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
     // An event assertNewEvent accepted while frozen cannot have changed since (proven redundant).
     if (!isCheckedEnvelope(event)) assertNewEventEnvelope(event, `events[${index}]`);
     const frozen = frozenPayload(event.payload, `events[${index}]`);
-    const payload = frozen.text;
     if (seen.has(event.eventId)) {
       throw new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(event.eventId)} appears twice in the batch.`, {
         details: { eventId: event.eventId },
@@ -80,13 +79,14 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
     const revision = expectedRevision + index + 1;
     batchBytes += newEventTextBytes(event, payloadBytes);
     // The new event's own text is written out only when there are secrets to look for in it.
-    const secretAt = config.knownSecrets.length === 0 ? null : findKnownSecret(event, config.knownSecrets, newEventText(event, payload));
+    const secretAt = config.knownSecrets.length === 0 ? null : findKnownSecret(event, config.knownSecrets, newEventText(event, frozen.text));
     if (secretAt !== null) {
       throw new StorageError('KNOWN_SECRET', `events[${index}] contains a known secret (at ${secretAt || 'the event text'}); nothing was written.`, {
         details: { index, path: secretAt },
       });
     }
-    payloads.push(payload);
+    // Its text is written only when the adapter reads `texts` (a memory adapter never needs it).
+    payloads.push(frozen);
     stored.push(storedEvent(event, frozen.value, streamId, revision));
     eventIds.push(event.eventId);
   }
@@ -110,10 +110,10 @@ class PreparedBatch implements PreparedAppend {
   readonly nextHead: number;
   readonly events: readonly StoredEvent[];
   readonly eventIds: readonly string[];
-  #payloads: readonly string[];
+  #payloads: readonly FrozenJson[];
   #texts: readonly string[] | null = null;
 
-  constructor(streamId: string, expectedRevision: number, events: readonly StoredEvent[], payloads: readonly string[], eventIds: readonly string[]) {
+  constructor(streamId: string, expectedRevision: number, events: readonly StoredEvent[], payloads: readonly FrozenJson[], eventIds: readonly string[]) {
     this.streamId = streamId;
     this.expectedRevision = expectedRevision;
     this.nextHead = expectedRevision + events.length;
@@ -125,7 +125,7 @@ class PreparedBatch implements PreparedAppend {
   get texts(): readonly string[] {
     if (this.#texts === null) {
       const payloads = this.#payloads;
-      this.#texts = this.events.map((event, index) => storedEventText(event, payloads[index]!, event.streamId, event.revision));
+      this.#texts = this.events.map((event, index) => storedEventText(event, payloads[index]!.text, event.streamId, event.revision));
       this.#payloads = [];
     }
     return this.#texts;
