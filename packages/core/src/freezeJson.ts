@@ -20,7 +20,7 @@ const LONGEST_LAZY_TEXT = 2 ** 28;
  * screens them for secrets), so a memory run never writes it. Written from the frozen copy,
  * which cannot change, it is the same whenever it is read.
  */
-class FrozenValue implements FrozenJson {
+export class FrozenValue implements FrozenJson {
   readonly value: Json;
   readonly bytes: number;
   #text: string | undefined;

@@ -158,8 +158,12 @@ function quote(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
+/** A character that is not ASCII or that `JSON.stringify` escapes: a string without one is its length plus its quotes. */
+const NOT_PLAIN_ASCII = /[^\u0020-\u0021\u0023-\u005b\u005d-\u007f]/;
+
 /** UTF-8 bytes of `quote(text)` for a well-formed string, without writing it unless it needs escapes. */
 function quotedBytes(text: string): number {
+  if (!NOT_PLAIN_ASCII.test(text)) return text.length + 2;
   return NEEDS_ESCAPE.test(text) ? utf8ByteLength(JSON.stringify(text)) : utf8ByteLength(text) + 2;
 }
 
@@ -447,6 +451,79 @@ export function walkJson(value: unknown, flags: number): WalkResult {
       walker.ancestors.length = 0;
       walker.tokens.length = 0;
     }
+    idle = walker;
+  }
+}
+
+/**
+ * What `walkJson(object, COPY | SORT_KEYS | MEASURE)` gives for the object `{ [keys[i]]: values[i] }`,
+ * without the object: the walker builds the frozen copy itself from the keys and values, read
+ * once each, so there is no caller's object to reflect on (its prototype, symbols, hidden or
+ * accessor properties), which is most of what checking a small object costs. Each value is
+ * walked as any property value would be. The keys must be distinct strings.
+ */
+export function walkFields(keys: readonly string[], values: readonly unknown[]): WalkResult {
+  const count = keys.length;
+  if (values.length !== count) throw new JsonValueError('', `${count} keys were given with ${values.length} values.`);
+  const names: string[] = new Array<string>(count);
+  const items: unknown[] = new Array<unknown>(count);
+  for (let i = 0; i < count; i++) {
+    const key: unknown = keys[i];
+    if (typeof key !== 'string') throw new JsonValueError('', 'A key that is not a string is not JSON.');
+    if (!isWellFormedString(key)) throw new JsonValueError(jsonPointer('', key), 'Key contains a lone surrogate.');
+    for (let j = 0; j < i; j++) if (names[j] === key) throw new JsonValueError(jsonPointer('', key), 'A key given twice is not JSON.');
+    names[i] = key;
+    items[i] = values[i];
+  }
+  // Keys in code-unit order, their values with them (by insertion: a payload has a few keys).
+  for (let i = 1; i < count; i++) {
+    const key = names[i]!;
+    const item = items[i];
+    let j = i - 1;
+    while (j >= 0 && names[j]! > key) {
+      names[j + 1] = names[j]!;
+      items[j + 1] = items[j];
+      j--;
+    }
+    names[j + 1] = key;
+    items[j + 1] = item;
+  }
+  const walker = idle ?? new Walker();
+  idle = null;
+  walker.flags = COPY | SORT_KEYS | MEASURE;
+  try {
+    const out: Record<string, unknown> = {};
+    walker.ancestors[0] = out;
+    walker.depth = 1;
+    let height = 0;
+    let childrenOrdered = true;
+    let indexLike = false;
+    let bytes = count === 0 ? 2 : count + 1;
+    for (let i = 0; i < count; i++) {
+      const key = names[i]!;
+      walker.tokens[0] = key;
+      const child = walker.visit(items[i]);
+      if (child > height) height = child;
+      childrenOrdered &&= walker.ordered;
+      bytes += quotedBytes(key) + 1;
+      // A `__proto__` key is an own property, never a prototype.
+      if (key === '__proto__') defineProperty(out, key, { value: walker.copied, enumerable: true, writable: true, configurable: true });
+      else out[key] = walker.copied;
+      indexLike ||= startsWithDigit(key);
+    }
+    bytes += walker.bytes;
+    // JavaScript lists index-like keys first, whatever their insertion order.
+    const ordered = childrenOrdered && (!indexLike || inOrder(Object.keys(out)));
+    remember(out, markOf(height + 1, ordered, bytes));
+    freeze(out);
+    return { height: height + 1, value: out, text: '', ordered, reused: walker.reused, bytes };
+  } finally {
+    walker.reused = false;
+    walker.bytes = 0;
+    walker.copied = undefined;
+    walker.depth = 0;
+    walker.ancestors.length = 0;
+    walker.tokens.length = 0;
     idle = walker;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonValueError, canonicalJson, freezeJson, isRoundtableError } from '@roundtable/core';
+import { JsonValueError, canonicalJson, freezeJsonFields, isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, foldStream, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
@@ -249,11 +249,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
 
   /** `node-dispatched` for each command of a batch, then `node-attempt-started` for each. */
   #dispatchEvents(batch: readonly DispatchCommand[]): NewEvent[] {
-    const dispatches = batch.map((command) => this.#event(GraphEventTypes.NODE_DISPATCHED, { nodeId: command.nodeId, position: command.position }, null));
+    const dispatches = batch.map((command) => this.#event(GraphEventTypes.NODE_DISPATCHED, frozenPayload(DISPATCHED_KEYS, [command.nodeId, command.position]), null));
     const starts = batch.map((command, index) =>
       this.#event(
         GraphEventTypes.NODE_ATTEMPT_STARTED,
-        { nodeId: command.nodeId, position: command.position, attempt: 1, retrySafe: this.#bindings.get(command.nodeId)!.retrySafe },
+        frozenPayload(STARTED_KEYS, [1, command.nodeId, command.position, this.#bindings.get(command.nodeId)!.retrySafe]),
         dispatches[index]!.eventId,
       ),
     );
@@ -279,7 +279,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         const before = open;
         attempt = before.attempt + 1;
         const started = await this.#appendForAttempt(before, () =>
-          this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: before.nodeId, position, attempt, retrySafe: binding.retrySafe }, before.dispatchEventId),
+          this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, frozenPayload(STARTED_KEYS, [attempt, before.nodeId, position, binding.retrySafe]), before.dispatchEventId),
         );
         if (!started) return;
         open = before;
@@ -417,11 +417,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const { nodeId, position } = open;
     switch (outcome.kind) {
       case 'completed':
-        return this.#event(GraphEventTypes.NODE_COMPLETED, frozenPayload({ nodeId, position, result: outcome.result }), open.dispatchEventId);
+        return this.#event(GraphEventTypes.NODE_COMPLETED, frozenPayload(COMPLETED_KEYS, [nodeId, position, outcome.result]), open.dispatchEventId);
       case 'failed':
         return this.#failureEvent(open, attempt, binding, outcome);
       case 'paused':
-        return this.#event(GraphEventTypes.NODE_PAUSED, frozenPayload({ nodeId, position, reason: outcome.reason, request: outcome.request }), open.dispatchEventId);
+        return this.#event(GraphEventTypes.NODE_PAUSED, frozenPayload(PAUSED_KEYS, [nodeId, position, outcome.reason, outcome.request]), open.dispatchEventId);
     }
   }
 
@@ -433,8 +433,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     // maxAttempts counts failed attempts: a pause or a crash re-run does not use one up.
     const retry = binding.retry.codes.has(code) && open.retries + 1 < binding.retry.maxAttempts;
     return retry
-      ? this.#event(GraphEventTypes.NODE_RETRIED, frozenPayload({ nodeId, position, attempt, code, message }), open.dispatchEventId)
-      : this.#event(GraphEventTypes.NODE_FAILED, frozenPayload({ nodeId, position, code, message }), open.dispatchEventId);
+      ? this.#event(GraphEventTypes.NODE_RETRIED, frozenPayload(RETRIED_KEYS, [attempt, code, message, nodeId, position]), open.dispatchEventId)
+      : this.#event(GraphEventTypes.NODE_FAILED, frozenPayload(FAILED_KEYS, [code, message, nodeId, position]), open.dispatchEventId);
   }
 
   /**
@@ -576,14 +576,23 @@ function recordedResumeValue(value: unknown): Json {
   }
 }
 
+/** The fields of the payloads the executor writes most, in canonical order. */
+const DISPATCHED_KEYS = Object.freeze(['nodeId', 'position']);
+const STARTED_KEYS = Object.freeze(['attempt', 'nodeId', 'position', 'retrySafe']);
+const COMPLETED_KEYS = Object.freeze(['nodeId', 'position', 'result']);
+const PAUSED_KEYS = Object.freeze(['nodeId', 'position', 'reason', 'request']);
+const RETRIED_KEYS = Object.freeze(['attempt', 'code', 'message', 'nodeId', 'position']);
+const FAILED_KEYS = Object.freeze(['code', 'message', 'nodeId', 'position']);
+
 /**
- * An outcome's payload checked, canonicalised and frozen by one walk (its result is already
- * frozen, and its text remembered): the check before writing, the storage's preflight and the
- * fold then reuse that work instead of walking the payload again. Outcome payloads are JSON by
- * construction (a checked result, recordable text, canonical requests).
+ * A payload checked, canonicalised, measured and frozen from its fields (`freezeJsonFields`: no
+ * object of ours to reflect on, and a result frozen before is shared, not walked): the check
+ * before writing, the storage's preflight and the fold then reuse that work instead of walking
+ * the payload again. Payloads are JSON by construction (checked results, recordable text,
+ * canonical requests, ids from the graph).
  */
-function frozenPayload(payload: Record<string, Json>): Json {
-  return freezeJson(payload).value;
+function frozenPayload(keys: readonly string[], values: readonly Json[]): Json {
+  return freezeJsonFields(keys, values).value;
 }
 
 /** Why an event would be refused by the fold's shape check or the storage's envelope check, or null. */
