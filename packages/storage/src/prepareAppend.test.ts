@@ -229,6 +229,28 @@ describe('prepareAppend', () => {
   it('refuses an id twice in the batch with DUPLICATE_EVENT_ID', () => {
     const error = refusal(() => prepareAppend(config(), 's', 0, [event('a'), event('b'), event('a')]), 'DUPLICATE_EVENT_ID');
     expect(error.details).toEqual({ eventId: 'a' });
+    // Small batches compare ids one by one, larger ones keep a set: both refuse the first repeat.
+    for (const size of [8, 9, 40]) {
+      const ids = Array.from({ length: size }, (_, index) => `e${index}`);
+      expect(prepareAppend(config(), 's', 0, ids.map((id) => event(id))).nextHead).toBe(size);
+      const repeated = [...ids.slice(0, size - 1), ids[size - 3]!];
+      expect(refusal(() => prepareAppend(config(), 's', 0, repeated.map((id) => event(id))), 'DUPLICATE_EVENT_ID').details).toEqual({ eventId: ids[size - 3] });
+    }
+  });
+
+  it('says a field is missing or extra only of a plain data object, and checks both in any order of the fields', () => {
+    const { payload: _payload, ...missing } = event('a');
+    const swapped = { ...missing, extra: 1 };
+    const withGetter = { ...event('a'), extra: 1 };
+    Object.defineProperty(withGetter, 'type', { get: () => 't', enumerable: true });
+    const hidden = event('a');
+    Object.defineProperty(hidden, 'payload', { value: null, enumerable: false });
+    const reordered = Object.fromEntries(Object.entries(event('a')).reverse()) as unknown as NewEvent;
+    expect(refusal(() => prepareAppend(config(), 's', 0, [missing as NewEvent]), 'INVALID_STORED_VALUE').message).toMatch(/exactly the fields/);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [swapped as unknown as NewEvent]), 'INVALID_STORED_VALUE').message).toMatch(/exactly the fields/);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [withGetter]), 'INVALID_STORED_VALUE').message).toMatch(/plain object with data properties only/);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [hidden]), 'INVALID_STORED_VALUE').message).toMatch(/plain object with data properties only/);
+    expect(prepareAppend(config(), 's', 0, [reordered]).nextHead).toBe(1);
   });
 
   it('passes a payload of exactly the limit and refuses one byte more', () => {

@@ -25,12 +25,17 @@ export function storedEventText(event: NewEvent, payload: string, streamId: stri
   return `{"causationId":${field(event.causationId)},"correlationId":${field(event.correlationId)},"envelopeVersion":${ENVELOPE_VERSION},"eventId":${field(event.eventId)},"payload":${payload},"revision":${revision},"streamId":${field(streamId)},"timestamp":${field(event.timestamp)},"type":${field(event.type)},"version":${event.version}}`;
 }
 
+/** A character that is not ASCII, or is `"` or `\\`: a field without one is its length plus its quotes. */
+// eslint-disable-next-line no-control-regex -- U+0000 starts the range: `field` quotes any value without `"` or `\\` as it is
+const NOT_PLAIN_ASCII = /[^\u0000-\u0021\u0023-\u005b\u005d-\u007f]/;
+
 /** `field` with every value empty: the ASCII text around the fields of a new event's text. */
 const NEW_EVENT_SKELETON_BYTES = '{"causationId":,"correlationId":,"eventId":,"payload":,"timestamp":,"type":,"version":}'.length;
 
 /** UTF-8 bytes of `field(value)`: its quotes, one byte per escaped `"` or `\`, and the value's own bytes. */
 function fieldBytes(value: string | null): number {
   if (value === null) return 4;
+  if (!NOT_PLAIN_ASCII.test(value)) return value.length + 2;
   let bytes = 2 + utf8ByteLength(value);
   if (value.includes('"') || value.includes('\\')) {
     for (let i = 0; i < value.length; i++) {

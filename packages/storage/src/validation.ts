@@ -154,11 +154,34 @@ export function assertNewEvent(value: unknown, where = 'event'): asserts value i
   if (Object.isFrozen(value)) checkedEnvelopes.add(value);
 }
 
+const NEW_EVENT_KEY_SET: ReadonlySet<string> = new Set(NEW_EVENT_KEYS);
+
+/**
+ * `isPlainDataObject(value) ? (hasExactKeys(value, NEW_EVENT_KEYS) ? 'ok' : 'keys') : 'plain'`
+ * in one pass over the own names: once every own property is an enumerable data property with
+ * a string key, the names are the keys, and seven distinct names that are all fields are
+ * exactly the fields.
+ */
+function newEventShape(value: object): 'ok' | 'plain' | 'keys' {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return 'plain';
+  if (Object.getOwnPropertySymbols(value).length > 0) return 'plain';
+  const names = Object.getOwnPropertyNames(value);
+  let fields = names.length === NEW_EVENT_KEYS.length;
+  for (const name of names) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, name);
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return 'plain';
+    fields &&= NEW_EVENT_KEY_SET.has(name);
+  }
+  return fields ? 'ok' : 'keys';
+}
+
 /** Every check of `assertNewEvent` except the walk of the payload (for callers that walk it anyway). */
 export function assertNewEventEnvelope(value: unknown, where: string): asserts value is NewEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object.`);
-  if (!isPlainDataObject(value)) throw invalid(`${where} must be a plain object with data properties only.`);
-  if (!hasExactKeys(value, NEW_EVENT_KEYS)) throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
+  const shape = newEventShape(value);
+  if (shape === 'plain') throw invalid(`${where} must be a plain object with data properties only.`);
+  if (shape === 'keys') throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
   assertEventFields(value as Record<string, unknown>, where, false);
 }
 
