@@ -215,6 +215,8 @@ class Walker {
   readonly ancestors: object[] = [];
   /** The key or index taken inside each open container, for the pointer of a failure. */
   readonly tokens: (string | number)[] = [];
+  /** How many slots of `ancestors` and `tokens` this walk wrote (cleared when it ends). */
+  reached = 0;
   depth = 0;
   // Set by `visit` for the value it just walked: its copy, whether all of it is deep-frozen, and
   // whether all of it lists keys in canonical order.
@@ -225,6 +227,19 @@ class Walker {
   reused = false;
   /** With MEASURE: the UTF-8 bytes of the canonical text of what was walked so far. */
   bytes = 0;
+
+  /**
+   * Lets go of the containers (and keys) the walk held, by overwriting the slots it wrote: a
+   * shorter `length` would be a call into the runtime on every walk.
+   */
+  release(): void {
+    const { ancestors, tokens } = this;
+    for (let i = 0; i < this.reached; i++) {
+      ancestors[i] = RELEASED;
+      tokens[i] = 0;
+    }
+    this.reached = 0;
+  }
 
   /** Throws the error of a failure inside the `count` outermost open containers, at `extra` inside them when given. */
   fail(count: number, message: string, extra?: string | number): never {
@@ -297,6 +312,7 @@ class Walker {
     const ancestors = this.ancestors;
     for (let i = 0; i < depth; i++) if (ancestors[i] === current) this.fail(depth, 'Value contains a cycle.');
     ancestors[depth] = current;
+    if (depth >= this.reached) this.reached = depth + 1;
     this.depth = depth + 1;
     const height = Array.isArray(current) ? this.visitArray(current) : this.visitObject(current);
     this.depth = depth;
@@ -420,6 +436,9 @@ class Walker {
   }
 }
 
+/** What a slot of `ancestors` holds once its walk is over (no container is ever it). */
+const RELEASED: object = Object.freeze({});
+
 let idle: Walker | null = null;
 
 /**
@@ -446,11 +465,7 @@ export function walkJson(value: unknown, flags: number): WalkResult {
     walker.bytes = 0;
     walker.copied = undefined;
     walker.depth = 0;
-    // Let go of the containers it held (only a walk that met one did).
-    if (walker.ancestors.length > 0) {
-      walker.ancestors.length = 0;
-      walker.tokens.length = 0;
-    }
+    walker.release();
     idle = walker;
   }
 }
@@ -494,6 +509,7 @@ export function walkFields(keys: readonly string[], values: readonly unknown[]):
   try {
     const out: Record<string, unknown> = {};
     walker.ancestors[0] = out;
+    walker.reached = Math.max(walker.reached, 1);
     walker.depth = 1;
     let height = 0;
     let childrenOrdered = true;
@@ -522,8 +538,7 @@ export function walkFields(keys: readonly string[], values: readonly unknown[]):
     walker.bytes = 0;
     walker.copied = undefined;
     walker.depth = 0;
-    walker.ancestors.length = 0;
-    walker.tokens.length = 0;
+    walker.release();
     idle = walker;
   }
 }
