@@ -247,17 +247,17 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     });
   }
 
-  /** `node-dispatched` for each command of a batch, then `node-attempt-started` for each. */
-  #dispatchEvents(batch: readonly DispatchCommand[]): NewEvent[] {
-    const dispatches = batch.map((command) => this.#event(GraphEventTypes.NODE_DISPATCHED, frozenPayload(DISPATCHED_KEYS, [command.nodeId, command.position]), null));
-    const starts = batch.map((command, index) =>
-      this.#event(
-        GraphEventTypes.NODE_ATTEMPT_STARTED,
-        frozenPayload(STARTED_KEYS, [1, command.nodeId, command.position, this.#bindings.get(command.nodeId)!.retrySafe]),
-        dispatches[index]!.eventId,
-      ),
-    );
-    return [...dispatches, ...starts];
+  /** `before`, then `node-dispatched` for each command of a batch, then `node-attempt-started` for each. */
+  #dispatchEvents(batch: readonly DispatchCommand[], before: readonly NewEvent[] = []): NewEvent[] {
+    const events = before.slice();
+    const count = batch.length;
+    for (const command of batch) events.push(this.#event(GraphEventTypes.NODE_DISPATCHED, frozenPayload(DISPATCHED_KEYS, [command.nodeId, command.position]), null));
+    for (let index = 0; index < count; index++) {
+      const command = batch[index]!;
+      const payload = frozenPayload(STARTED_KEYS, [1, command.nodeId, command.position, this.#bindings.get(command.nodeId)!.retrySafe]);
+      events.push(this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, payload, events[before.length + index]!.eventId));
+    }
+    return events;
   }
 
   /**
@@ -332,7 +332,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       });
     }
     return new Promise<NewEvent | null>((resolve, reject) => {
-      this.#pending.push({ open, attempt, binding, event, resolve, reject });
+      this.#pending.push({ open, attempt, binding, event, resolve, reject, settled: false });
       void this.#exclusive(() => this.#flushOutcomes(signal));
     });
   }
@@ -348,21 +348,19 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const pending = this.#pending;
     this.#pending = [];
     if (pending.length === 0) return;
-    const settled = new Set<PendingOutcome>();
-    const settle = (entry: PendingOutcome, written: NewEvent | null) => {
-      settled.add(entry);
-      entry.resolve(written);
-    };
     try {
-      const ours = pending.filter((entry) => {
-        if (isStill(this.#folder.openAttempt(entry.open.position), startedAttempt(entry.attempt))) return true;
-        settle(entry, null);
-        return false;
-      });
+      const ours: PendingOutcome[] = [];
+      const outcomes: NewEvent[] = [];
+      for (const entry of pending) {
+        const current = this.#folder.openAttempt(entry.open.position);
+        if (current !== undefined && current.status === 'started' && current.attempt === entry.attempt) {
+          ours.push(entry);
+          outcomes.push(entry.event);
+        } else settle(entry, null);
+      }
       if (ours.length === 0) return;
-      const outcomes = ours.map((entry) => entry.event);
       const next = signal.aborted ? null : this.#batchAfter(outcomes);
-      const events = next === null ? outcomes : [...outcomes, ...this.#dispatchEvents(next)];
+      const events = next === null ? outcomes : this.#dispatchEvents(next, outcomes);
       try {
         await this.#appendAndFold(events, next === null ? undefined : { commands: next, at: outcomes.length });
         this.#startedBatch = next;
@@ -374,7 +372,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       }
       for (const entry of ours) settle(entry, await this.#recordAlone(entry));
     } catch (error) {
-      for (const entry of pending) if (!settled.has(entry)) entry.reject(error);
+      for (const entry of pending) if (!entry.settled) entry.reject(error);
     }
   }
 
@@ -383,9 +381,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * attempt in flight, `decide` ends the run, or the batch is one `#drive` refuses.
    */
   #batchAfter(outcomes: readonly NewEvent[]): DispatchCommand[] | null {
-    const finished = new Map(outcomes.map((event) => [(event.payload as { position: string }).position, event.type]));
     for (const attempt of this.#folder.openAttempts()) {
-      const type = finished.get(attempt.position);
+      const type = finishedAs(outcomes, attempt.position);
       const stillOpen = type === undefined ? attempt.status !== 'paused' : type === GraphEventTypes.NODE_RETRIED;
       if (stillOpen) return null;
     }
@@ -522,11 +519,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   async #appendAndFold(events: readonly NewEvent[], batch?: { readonly commands: readonly DispatchCommand[]; readonly at: number }): Promise<void> {
     const expected = this.#folder.revision;
     await this.#storage.append(this.runId, expected, events);
-    events.forEach((event, index) => {
-      if (batch !== undefined && index === batch.at) this.#folder.expectDispatchBatch(batch.commands);
-      this.#folder.apply({ revision: expected + index + 1, eventId: event.eventId, type: event.type, version: event.version, payload: event.payload });
-    });
-    this.#folder.endOfRead();
+    const folder = this.#folder;
+    for (let index = 0; index < events.length; index++) {
+      const event = events[index]!;
+      if (batch !== undefined && index === batch.at) folder.expectDispatchBatch(batch.commands);
+      folder.apply({ revision: expected + index + 1, eventId: event.eventId, type: event.type, version: event.version, payload: event.payload });
+    }
+    folder.endOfRead();
   }
 
   async #readNew(): Promise<void> {
@@ -548,6 +547,14 @@ interface PendingOutcome {
   readonly event: NewEvent;
   readonly resolve: (written: NewEvent | null) => void;
   readonly reject: (error: unknown) => void;
+  /** Set once `resolve` was called (a failure of the flush rejects only the others). */
+  settled: boolean;
+}
+
+/** Resolves a waiting outcome with the event written for it (null: none). */
+function settle(entry: PendingOutcome, written: NewEvent | null): void {
+  entry.settled = true;
+  entry.resolve(written);
 }
 
 /** Where an attempt stood when this executor decided to write about it. */
@@ -559,6 +566,15 @@ interface AttemptMark {
 /** The mark of the started attempt `attempt`, which an outcome may end. */
 function startedAttempt(attempt: number): AttemptMark {
   return { status: 'started', attempt };
+}
+
+/** The type of the last of `outcomes` about `position`, or undefined when none is. */
+function finishedAs(outcomes: readonly NewEvent[], position: string): string | undefined {
+  for (let index = outcomes.length - 1; index >= 0; index--) {
+    const outcome = outcomes[index]!;
+    if ((outcome.payload as { position: string }).position === position) return outcome.type;
+  }
+  return undefined;
 }
 
 /** "Is this attempt still ours?": whether the attempt is still where `expected` found it. */
