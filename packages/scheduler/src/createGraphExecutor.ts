@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonValueError, canonicalJson, freezeJsonFields, isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
@@ -12,6 +11,7 @@ import type { AttemptOutcome } from './attemptOutcome.js';
 import type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
 import { resolveBindings } from './nodeBinding.js';
 import type { NodeBinding, NodeFailure, ResolvedBinding } from './nodeBinding.js';
+import { randomEventId } from './randomEventId.js';
 import { recordableText, thrownMessage } from './safeText.js';
 import { attemptSpanOutcome, schedulerTracer, startAttemptSpan, traceWorkflow } from './tracing.js';
 
@@ -87,7 +87,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     this.#bindings = bindings;
     this.#folder = new RunRecordFolder(options.graph);
     this.#clock = options.clock ?? (() => Date.now());
-    this.#newId = options.newId ?? randomUUID;
+    this.#newId = options.newId ?? randomEventId;
     this.#nodeOrder = options.graph.definition.value.nodes.map((node) => node.id);
     this.#tracer = schedulerTracer(options.tracer);
   }
