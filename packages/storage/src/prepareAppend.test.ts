@@ -216,6 +216,17 @@ describe('prepareAppend', () => {
     expect(refusal(() => prepareAppend(config(), 's', 0, [event('a', null, { type: `${'€'.repeat(85)}ab` })]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'type' });
   });
 
+  it('refuses a bad identifier right after accepting a good one like it, in every field', () => {
+    for (const field of ['eventId', 'type', 'correlationId', 'causationId'] as const) {
+      for (const bad of ['same ', ' same', 'sa\u0000me', 'same\ud800', '€'.repeat(86)]) {
+        const good = bad.replace(/[^a-z€]/g, '').slice(0, 85) || 'same';
+        expect(prepareAppend(config(), 's', 0, [event('g', null, { [field]: good })]).nextHead).toBe(1);
+        const error = refusal(() => prepareAppend(config(), 's', 0, [event('g', null, { [field]: good }), event('b', null, { [field]: bad })]), 'INVALID_STORED_VALUE');
+        expect(error.details).toMatchObject({ field });
+      }
+    }
+  });
+
   it('refuses a bad timestamp right after accepting a good one, in one batch and across batches', () => {
     const good = '2024-02-29T23:59:59.999Z';
     for (const bad of ['2023-02-29T00:00:00.000Z', '2024-02-29T24:00:00.000Z', '', '2024-02-29T23:59:59.999']) {

@@ -35,9 +35,21 @@ export function assertRevision(value: unknown, field: string): asserts value is 
  * through this one check, rather than each deciding for itself.
  */
 function isEventIdentifier(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  // The events of a run share their type, correlation id and, often, a recent event's id as
+  // their causation id: an identifier accepted a moment ago is found again without checking.
+  for (let slot = 0; slot < RECENT_IDENTIFIERS; slot++) if (recentIdentifiers[slot] === value) return true;
   // A UTF-16 code unit is at most 3 UTF-8 bytes, so an id of at most 85 units needs no count.
-  return isIdentifier(value) && isWellFormedString(value) && (value.length * 3 <= MAX_ID_BYTES || utf8ByteLength(value) <= MAX_ID_BYTES);
+  if (!(isIdentifier(value) && isWellFormedString(value) && (value.length * 3 <= MAX_ID_BYTES || utf8ByteLength(value) <= MAX_ID_BYTES))) return false;
+  recentIdentifiers[nextIdentifier] = value;
+  nextIdentifier = (nextIdentifier + 1) % RECENT_IDENTIFIERS;
+  return true;
 }
+
+/** The last identifiers `isEventIdentifier` accepted (strings are immutable: one accepted once is an identifier for good); null: an empty slot. */
+const RECENT_IDENTIFIERS = 8;
+const recentIdentifiers: (string | null)[] = new Array<string | null>(RECENT_IDENTIFIERS).fill(null);
+let nextIdentifier = 0;
 
 const digits = (text: string, from: number, to: number) => Number(text.slice(from, to));
 
