@@ -58,8 +58,10 @@ export function newEventTextBytes(event: NewEvent, payloadBytes: number): number
     fieldBytes(event.correlationId) +
     fieldBytes(event.eventId) +
     payloadBytes +
-    fieldBytes(event.timestamp) +
+    // A checked timestamp is 24 ASCII digits and separators (`\d` is [0-9]), quoted as it is.
+    event.timestamp.length +
+    2 +
     fieldBytes(event.type) +
-    String(event.version).length
+    (event.version < 10 ? 1 : String(event.version).length)
   );
 }
