@@ -1,5 +1,5 @@
 import type { Json } from './json.js';
-import { COMPOSE, COPY, MEASURE, SORT_KEYS, WRITE_TEXT, recentText, rememberText, stringifyIsPlain, walkJson } from './walkJson.js';
+import { COPY, MEASURE, SORT_KEYS, WRITE_TEXT, rememberText, stringifyIsPlain, walkJson } from './walkJson.js';
 
 /** A JSON value checked, measured, canonicalised and frozen by one walk. */
 export interface FrozenJson {
@@ -24,15 +24,13 @@ export class FrozenValue implements FrozenJson {
   readonly value: Json;
   readonly bytes: number;
   #text: string | undefined;
-  /** Whether `JSON.stringify` of the copy is its canonical text, and whether the copy shares verified parts. */
+  /** Whether `JSON.stringify` of the copy is its canonical text. */
   readonly #plain: boolean;
-  readonly #reused: boolean;
 
-  constructor(value: Json, bytes: number, plain: boolean, reused: boolean) {
+  constructor(value: Json, bytes: number, plain: boolean) {
     this.value = value;
     this.bytes = bytes;
     this.#plain = plain;
-    this.#reused = reused;
     this.#text = bytes > LONGEST_LAZY_TEXT ? this.#write() : undefined;
   }
 
@@ -42,14 +40,9 @@ export class FrozenValue implements FrozenJson {
 
   #write(): string {
     const value = this.value;
-    if (typeof value !== 'object' || value === null) return this.#plain ? JSON.stringify(value) : walkJson(value, WRITE_TEXT).text;
-    // A value whose text was written a moment ago (a result the storage now writes) has it kept.
-    const kept = recentText(value);
-    if (kept !== undefined) return kept;
-    // A copy that shares verified parts (an outcome payload around the result frozen a moment
-    // ago) has its text written around their kept texts rather than all over again.
-    const text = this.#plain && !this.#reused ? JSON.stringify(value) : walkJson(value, this.#plain ? WRITE_TEXT | COMPOSE : WRITE_TEXT).text;
-    rememberText(value, text);
+    const text = this.#plain ? JSON.stringify(value) : walkJson(value, WRITE_TEXT).text;
+    // Kept a short while, so that `canonicalJson` of a value holding this one does not write it again.
+    if (typeof value === 'object' && value !== null) rememberText(value, text);
     return text;
   }
 }
@@ -68,5 +61,5 @@ export class FrozenValue implements FrozenJson {
  */
 export function freezeJson(value: unknown): FrozenJson {
   const walked = walkJson(value, COPY | SORT_KEYS | MEASURE);
-  return new FrozenValue(walked.value as Json, walked.bytes, walked.ordered && stringifyIsPlain(), walked.reused);
+  return new FrozenValue(walked.value as Json, walked.bytes, walked.ordered && stringifyIsPlain());
 }

@@ -14,5 +14,5 @@ import { stringifyIsPlain, walkFields } from './walkJson.js';
  */
 export function freezeJsonFields(keys: readonly string[], values: readonly Json[]): FrozenJson {
   const walked = walkFields(keys, values);
-  return new FrozenValue(walked.value as Json, walked.bytes, walked.ordered && stringifyIsPlain(), walked.reused);
+  return new FrozenValue(walked.value as Json, walked.bytes, walked.ordered && stringifyIsPlain());
 }

@@ -121,12 +121,6 @@ export const COPY = 2;
 export const SORT_KEYS = 4;
 /** Freeze the value itself, in place (no copy): only for a value the caller owns. */
 export const FREEZE = 8;
-/**
- * With WRITE_TEXT: the value itself is verified, but its text is written by walking its top
- * level around the kept texts of its verified parts, instead of by `JSON.stringify` of all of
- * it (for a copy `freezeJson` just made around a result frozen a moment ago).
- */
-export const COMPOSE = 16;
 /** Count the UTF-8 bytes of the canonical text (returned as `bytes`) without writing it. */
 export const MEASURE = 32;
 
@@ -139,8 +133,6 @@ export interface WalkResult {
   readonly text: string;
   /** Every object of `value` lists its keys in canonical order: `JSON.stringify(value)` is its canonical text. */
   readonly ordered: boolean;
-  /** The walk met a container it had verified before (with COPY: the copy shares it). */
-  readonly reused: boolean;
   /** With MEASURE: the UTF-8 bytes of the canonical text, else 0. */
   readonly bytes: number;
 }
@@ -223,8 +215,6 @@ class Walker {
   copied: unknown = undefined;
   frozen = true;
   ordered = true;
-  /** Whether this walk met a container verified before. */
-  reused = false;
   /** With MEASURE: the UTF-8 bytes of the canonical text of what was walked so far. */
   bytes = 0;
 
@@ -289,14 +279,12 @@ class Walker {
       const ordered = markOrdered(known);
       const knownBytes = markBytes(known);
       this.ordered = ordered;
-      this.reused = true;
       if (!measure || knownBytes >= 0) {
         if ((this.flags & WRITE_TEXT) === 0) {
           if (measure) this.bytes += knownBytes;
           return markHeight(known);
         }
-        const composed = (this.flags & COMPOSE) !== 0 && this.depth === 0;
-        const text = composed ? undefined : (recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined));
+        const text = recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
         if (text !== undefined) {
           this.text += text;
           if (measure) this.bytes += knownBytes;
@@ -458,10 +446,9 @@ export function walkJson(value: unknown, flags: number): WalkResult {
   walker.flags = flags;
   try {
     const height = walker.visit(value);
-    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered, reused: walker.reused, bytes: walker.bytes };
+    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered, bytes: walker.bytes };
   } finally {
     walker.text = '';
-    walker.reused = false;
     walker.bytes = 0;
     walker.copied = undefined;
     walker.depth = 0;
@@ -532,9 +519,8 @@ export function walkFields(keys: readonly string[], values: readonly unknown[]):
     const ordered = childrenOrdered && (!indexLike || inOrder(Object.keys(out)));
     remember(out, markOf(height + 1, ordered, bytes));
     freeze(out);
-    return { height: height + 1, value: out, text: '', ordered, reused: walker.reused, bytes };
+    return { height: height + 1, value: out, text: '', ordered, bytes };
   } finally {
-    walker.reused = false;
     walker.bytes = 0;
     walker.copied = undefined;
     walker.depth = 0;
