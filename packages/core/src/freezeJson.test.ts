@@ -53,6 +53,36 @@ describe('freezeJson: one walk checks, canonicalises, measures and freezes', () 
     }
   });
 
+  it('measures and writes a value frozen a moment ago, and a new one around it, exactly (wide characters, escapes, index-like keys)', () => {
+    for (const inner of [{ text: 'é😀 "quoted" \\ back', b: [1, -0] }, { 10: 'ten', 9: 'nine', é: ['€'] }, ['\u2028', { z: null, a: true }]]) {
+      const first = freezeJson(inner);
+      const again = freezeJson(first.value);
+      expect(again.value).toBe(first.value);
+      expect(again.bytes).toBe(new TextEncoder().encode(canonicalJson(inner)).length);
+      expect(again.bytes).toBe(first.bytes);
+      const outer = freezeJson({ result: first.value, position: 'p/1', 'nodé': 'n', 0: [first.value] });
+      expect(outer.bytes).toBe(new TextEncoder().encode(canonicalJson({ result: inner, position: 'p/1', 'nodé': 'n', 0: [inner] })).length);
+      expect(outer.text).toBe(canonicalJson({ result: inner, position: 'p/1', 'nodé': 'n', 0: [inner] }));
+      expect(freezeJson(outer.value).text).toBe(outer.text);
+      expect(first.text).toBe(canonicalJson(inner));
+      expect(again.text).toBe(first.text);
+    }
+  });
+
+  it('measures parts verified by another walk that did not count their bytes, and writes the text as the value was when frozen', () => {
+    const saved = copyFrozenJson({ b: 'é😀 "q"', a: [true, null, 1.5e300, -0] });
+    const expected = canonicalJson({ list: [saved, saved], n: 'x' });
+    const input: Record<string, Json> = { n: 'x', list: [saved, saved] };
+    for (let round = 0; round < 2; round++) {
+      const frozen = freezeJson(input);
+      expect(frozen.bytes).toBe(new TextEncoder().encode(expected).length);
+      input['n'] = 'changed';
+      expect(frozen.text).toBe(expected);
+      input['n'] = 'x';
+    }
+    expect(freezeJson(saved).bytes).toBe(new TextEncoder().encode(canonicalJson(saved)).length);
+  });
+
   it('refuses a frozen value that is not JSON and keeps the depth limit for reused parts', () => {
     expect(() => freezeJson(Object.freeze({ when: new Date(0) }))).toThrow(/at \/when/);
     const deep = copyFrozenJson(nest(MAX_JSON_DEPTH - 1) as Json);

@@ -15,6 +15,7 @@ export { copyFrozenJson } from './copyFrozenJson.js';
 export { deepFreezeJson } from './deepFreezeJson.js';
 export { freezeJson } from './freezeJson.js';
 export type { FrozenJson } from './freezeJson.js';
+export { freezeJsonFields } from './freezeJsonFields.js';
 export { digest } from './digest.js';
 export type { Digest } from './digest.js';
 export { sha256Hex } from './sha256Hex.js';

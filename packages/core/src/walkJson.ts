@@ -2,6 +2,7 @@ import { MAX_JSON_DEPTH } from './json.js';
 import { JsonValueError } from './jsonValueError.js';
 import { isWellFormedString } from './isWellFormedString.js';
 import { jsonPointer } from './jsonPointer.js';
+import { utf8ByteLength } from './utf8.js';
 
 /** Returns the object it is given, so that `Verified`'s constructor can stamp a private field on any object. */
 class Returning {
@@ -13,12 +14,13 @@ class Returning {
 /**
  * Deep-frozen objects and arrays already known to be JSON, stamped with a number in a private
  * field (invisible to every reflection API, `JSON.stringify` and structural equality; much
- * cheaper to add and to read than a WeakMap entry). The number is `height * 2 + ordered`: the
- * height (levels of nesting, 1 for an object holding only primitives) keeps the nesting limit
- * exact when a value is reused deeper, and `ordered` (1) says every object in it lists its keys
- * in canonical (code-unit) order, so `JSON.stringify` of it is its canonical text. A deep-frozen
- * value can never stop being JSON, so the walker checks each one once: later walks take its
- * height from here, and a walk writing text writes `JSON.stringify` of an ordered one.
+ * cheaper to add and to read than a WeakMap entry). The number (see `markOf`) holds the height
+ * (levels of nesting, 1 for an object holding only primitives), which keeps the nesting limit
+ * exact when a value is reused deeper; whether every object in it lists its keys in canonical
+ * (code-unit) order, so that `JSON.stringify` of it is its canonical text; and, once a walk
+ * measured it, the UTF-8 bytes of its canonical text. A deep-frozen value can never stop being
+ * JSON, so the walker checks each one once: later walks take its height and bytes from here,
+ * and a walk writing text writes `JSON.stringify` of an ordered one.
  */
 class Verified extends Returning {
   #mark: number;
@@ -29,7 +31,29 @@ class Verified extends Returning {
   static mark(target: object): number | undefined {
     return #mark in target ? target.#mark : undefined;
   }
+  /** Replaces the mark of a value stamped before; false when it has none. */
+  static update(target: object, mark: number): boolean {
+    if (!(#mark in target)) return false;
+    target.#mark = mark;
+    return true;
+  }
 }
+
+/** Marks below this hold the height and order; the bytes (plus one, 0: not measured) are counted in units of it. */
+const MARK_BYTES_UNIT = 1024;
+/** Bytes above this are not kept in a mark (the mark must stay an exact integer); such a value is measured again. */
+const MAX_MARKED_BYTES = 2 ** 40;
+
+/** A mark: `height * 2 + ordered` (at most 2 * MAX_JSON_DEPTH + 1 < 1024), and the bytes when known (-1: not measured). */
+function markOf(height: number, ordered: boolean, bytes: number): number {
+  const kept = bytes >= 0 && bytes <= MAX_MARKED_BYTES ? bytes + 1 : 0;
+  return kept * MARK_BYTES_UNIT + height * 2 + (ordered ? 1 : 0);
+}
+
+const markHeight = (mark: number): number => (mark % MARK_BYTES_UNIT) >> 1;
+const markOrdered = (mark: number): boolean => mark % 2 === 1;
+/** The bytes a mark holds, or -1 when the value was not measured. */
+const markBytes = (mark: number): number => Math.floor(mark / MARK_BYTES_UNIT) - 1;
 
 /** Where a value frozen by someone else is remembered if this engine refuses private fields on frozen objects. */
 const verifiedElsewhere = new WeakMap<object, number>();
@@ -49,6 +73,11 @@ function recall(target: object): number | undefined {
   return mark === undefined && elsewhere ? verifiedElsewhere.get(target) : mark;
 }
 
+/** Replaces the mark of a value remembered before (to add the bytes a later walk measured). */
+function rememberAgain(target: object, mark: number): void {
+  if (!Verified.update(target, mark)) verifiedElsewhere.set(target, mark);
+}
+
 /**
  * The canonical text of the most recently frozen values (`freezeJson`): the result an attempt
  * froze is written by the storage moments later, and this saves writing it again. Bounded, so it
@@ -65,9 +94,9 @@ const recentTextsRing: string[] = new Array<string>(RECENT_TEXTS).fill('');
 /** The slot the next remembered value takes. */
 let recentNext = 0;
 
-/** The canonical text of a value `freezeJson` froze recently, if it is still kept. */
+/** The canonical text of a value whose text was written recently, if it is still kept. */
 export function recentText(value: object): string | undefined {
-  // Newest first: the value asked for was usually frozen moments ago.
+  // Newest first: the value asked for was usually written moments ago.
   for (let back = 1, slot = recentNext - 1; back <= RECENT_TEXTS; back++, slot--) {
     if (slot < 0) slot += RECENT_TEXTS;
     if (recentValues[slot] === value) return recentTextsRing[slot];
@@ -75,7 +104,7 @@ export function recentText(value: object): string | undefined {
   return undefined;
 }
 
-/** Keeps the canonical text of a value `freezeJson` just froze, for the next walk that writes it. */
+/** Keeps the canonical text of a verified value just written, for the next walk that writes it. */
 export function rememberText(value: object, text: string): void {
   recentValues[recentNext] = value;
   recentTextsRing[recentNext] = text;
@@ -92,6 +121,8 @@ export const COPY = 2;
 export const SORT_KEYS = 4;
 /** Freeze the value itself, in place (no copy): only for a value the caller owns. */
 export const FREEZE = 8;
+/** Count the UTF-8 bytes of the canonical text (returned as `bytes`) without writing it. */
+export const MEASURE = 32;
 
 export interface WalkResult {
   /** Levels of nesting: 0 for a primitive, 1 for an object holding only primitives. */
@@ -102,6 +133,8 @@ export interface WalkResult {
   readonly text: string;
   /** Every object of `value` lists its keys in canonical order: `JSON.stringify(value)` is its canonical text. */
   readonly ordered: boolean;
+  /** With MEASURE: the UTF-8 bytes of the canonical text, else 0. */
+  readonly bytes: number;
 }
 
 /** True when `JSON.stringify` of a verified value writes exactly its JSON (no `toJSON` was added to the prototypes). */
@@ -115,6 +148,15 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 function quote(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** A character that is not ASCII or that `JSON.stringify` escapes: a string without one is its length plus its quotes. */
+const NOT_PLAIN_ASCII = /[^\u0020-\u0021\u0023-\u005b\u005d-\u007f]/;
+
+/** UTF-8 bytes of `quote(text)` for a well-formed string, without writing it unless it needs escapes. */
+function quotedBytes(text: string): number {
+  if (!NOT_PLAIN_ASCII.test(text)) return text.length + 2;
+  return NEEDS_ESCAPE.test(text) ? utf8ByteLength(JSON.stringify(text)) : utf8ByteLength(text) + 2;
 }
 
 /** The first character of an array-index-like key: such keys are listed first by JavaScript, whatever their insertion order. */
@@ -165,12 +207,29 @@ class Walker {
   readonly ancestors: object[] = [];
   /** The key or index taken inside each open container, for the pointer of a failure. */
   readonly tokens: (string | number)[] = [];
+  /** How many slots of `ancestors` and `tokens` this walk wrote (cleared when it ends). */
+  reached = 0;
   depth = 0;
   // Set by `visit` for the value it just walked: its copy, whether all of it is deep-frozen, and
   // whether all of it lists keys in canonical order.
   copied: unknown = undefined;
   frozen = true;
   ordered = true;
+  /** With MEASURE: the UTF-8 bytes of the canonical text of what was walked so far. */
+  bytes = 0;
+
+  /**
+   * Lets go of the containers (and keys) the walk held, by overwriting the slots it wrote: a
+   * shorter `length` would be a call into the runtime on every walk.
+   */
+  release(): void {
+    const { ancestors, tokens } = this;
+    for (let i = 0; i < this.reached; i++) {
+      ancestors[i] = RELEASED;
+      tokens[i] = 0;
+    }
+    this.reached = 0;
+  }
 
   /** Throws the error of a failure inside the `count` outermost open containers, at `extra` inside them when given. */
   fail(count: number, message: string, extra?: string | number): never {
@@ -188,19 +247,23 @@ class Walker {
       case 'string':
         if (!isWellFormedString(current)) this.fail(this.depth, 'String contains a lone surrogate.');
         if ((this.flags & WRITE_TEXT) !== 0) this.text += quote(current);
+        if ((this.flags & MEASURE) !== 0) this.bytes += quotedBytes(current);
         return 0;
       case 'number':
         if (!Number.isFinite(current)) this.fail(this.depth, `Number ${String(current)} is not finite.`);
         // String(-0) is '0', as canonical text writes it; a canonical copy holds what its text says.
         if ((this.flags & WRITE_TEXT) !== 0) this.text += String(current);
+        if ((this.flags & MEASURE) !== 0) this.bytes += String(current).length;
         if (current === 0 && (this.flags & SORT_KEYS) !== 0) this.copied = 0;
         return 0;
       case 'boolean':
         if ((this.flags & WRITE_TEXT) !== 0) this.text += current ? 'true' : 'false';
+        if ((this.flags & MEASURE) !== 0) this.bytes += current ? 4 : 5;
         return 0;
       case 'object':
         if (current === null) {
           if ((this.flags & WRITE_TEXT) !== 0) this.text += 'null';
+          if ((this.flags & MEASURE) !== 0) this.bytes += 4;
           return 0;
         }
         return this.visitContainer(current);
@@ -211,38 +274,51 @@ class Walker {
 
   visitContainer(current: object): number {
     const known = recall(current);
-    if (known !== undefined && this.depth + (known >> 1) <= MAX_JSON_DEPTH) {
-      const ordered = (known & 1) === 1;
+    const measure = (this.flags & MEASURE) !== 0;
+    if (known !== undefined && this.depth + markHeight(known) <= MAX_JSON_DEPTH) {
+      const ordered = markOrdered(known);
+      const knownBytes = markBytes(known);
       this.ordered = ordered;
-      if ((this.flags & WRITE_TEXT) === 0) return known >> 1;
-      const text = recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
-      if (text !== undefined) {
-        this.text += text;
-        return known >> 1;
+      if (!measure || knownBytes >= 0) {
+        if ((this.flags & WRITE_TEXT) === 0) {
+          if (measure) this.bytes += knownBytes;
+          return markHeight(known);
+        }
+        const text = recentText(current) ?? (ordered && stringifyIsPlain() ? JSON.stringify(current) : undefined);
+        if (text !== undefined) {
+          this.text += text;
+          if (measure) this.bytes += knownBytes;
+          return markHeight(known);
+        }
       }
-      // Walk it to write its text in canonical order (its verified parts are not walked again where their text is at hand).
+      // Walk it to write its text in canonical order, or to measure it (its verified parts are
+      // not walked again where their text or bytes are at hand).
     }
+    const bytesBefore = this.bytes;
     const depth = this.depth;
     if (depth >= MAX_JSON_DEPTH) this.fail(depth, `Nesting is deeper than ${MAX_JSON_DEPTH}.`);
     const ancestors = this.ancestors;
     for (let i = 0; i < depth; i++) if (ancestors[i] === current) this.fail(depth, 'Value contains a cycle.');
     ancestors[depth] = current;
+    if (depth >= this.reached) this.reached = depth + 1;
     this.depth = depth + 1;
     const height = Array.isArray(current) ? this.visitArray(current) : this.visitObject(current);
     this.depth = depth;
+    const bytes = measure ? this.bytes - bytesBefore : -1;
     if (known !== undefined) {
       this.copied = current;
       this.frozen = true;
-      this.ordered = (known & 1) === 1;
-      return known >> 1;
+      this.ordered = markOrdered(known);
+      if (measure && markBytes(known) < 0) rememberAgain(current, markOf(markHeight(known), this.ordered, bytes));
+      return markHeight(known);
     }
     if ((this.flags & COPY) !== 0) {
       const out = this.copied as object;
-      remember(out, height * 2 + (this.ordered ? 1 : 0));
+      remember(out, markOf(height, this.ordered, bytes));
       freeze(out);
       this.frozen = true;
     } else {
-      const mark = height * 2 + (this.ordered ? 1 : 0);
+      const mark = markOf(height, this.ordered, bytes);
       if ((this.flags & FREEZE) !== 0 && this.frozen) {
         remember(current, mark);
         freeze(current);
@@ -275,6 +351,8 @@ class Walker {
     let frozen = true;
     let ordered = true;
     if (text) this.text += '[';
+    // The brackets and the commas between elements.
+    if ((flags & MEASURE) !== 0) this.bytes += length === 0 ? 2 : length + 1;
     for (let i = 0; i < length; i++) {
       // Each element present and enumerable, so the names counted above hold no extra property.
       if (!propertyIsEnumerable.call(array, i)) this.fail(depth - 1, 'Sparse arrays are not JSON.', i);
@@ -313,13 +391,17 @@ class Walker {
     let frozen = true;
     let indexLike = false;
     let childrenOrdered = true;
+    const measure = (flags & MEASURE) !== 0;
     if (text) this.text += '{';
+    // The braces and the commas between members (each key's quotes and colon are counted with it).
+    if (measure) this.bytes += keys.length === 0 ? 2 : keys.length + 1;
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index]!;
       if (!isWellFormedString(key)) this.fail(depth - 1, 'Key contains a lone surrogate.', key);
       const descriptor = getOwnPropertyDescriptor(object, key);
       if (descriptor === undefined || !('value' in descriptor)) this.fail(depth - 1, 'Accessor properties are not JSON.', key);
       if (text) this.text += index > 0 ? `,${quote(key)}:` : `${quote(key)}:`;
+      if (measure) this.bytes += quotedBytes(key) + 1;
       tokens[depth - 1] = key;
       const child = this.visit(descriptor.value);
       if (child > height) height = child;
@@ -342,6 +424,9 @@ class Walker {
   }
 }
 
+/** What a slot of `ancestors` holds once its walk is over (no container is ever it). */
+const RELEASED: object = Object.freeze({});
+
 let idle: Walker | null = null;
 
 /**
@@ -361,16 +446,85 @@ export function walkJson(value: unknown, flags: number): WalkResult {
   walker.flags = flags;
   try {
     const height = walker.visit(value);
-    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered };
+    return { height, value: walker.copied, text: walker.text, ordered: walker.ordered, bytes: walker.bytes };
   } finally {
     walker.text = '';
+    walker.bytes = 0;
     walker.copied = undefined;
     walker.depth = 0;
-    // Let go of the containers it held (only a walk that met one did).
-    if (walker.ancestors.length > 0) {
-      walker.ancestors.length = 0;
-      walker.tokens.length = 0;
+    walker.release();
+    idle = walker;
+  }
+}
+
+/**
+ * What `walkJson(object, COPY | SORT_KEYS | MEASURE)` gives for the object `{ [keys[i]]: values[i] }`,
+ * without the object: the walker builds the frozen copy itself from the keys and values, read
+ * once each, so there is no caller's object to reflect on (its prototype, symbols, hidden or
+ * accessor properties), which is most of what checking a small object costs. Each value is
+ * walked as any property value would be. The keys must be distinct strings.
+ */
+export function walkFields(keys: readonly string[], values: readonly unknown[]): WalkResult {
+  const count = keys.length;
+  if (values.length !== count) throw new JsonValueError('', `${count} keys were given with ${values.length} values.`);
+  const names: string[] = new Array<string>(count);
+  const items: unknown[] = new Array<unknown>(count);
+  for (let i = 0; i < count; i++) {
+    const key: unknown = keys[i];
+    if (typeof key !== 'string') throw new JsonValueError('', 'A key that is not a string is not JSON.');
+    if (!isWellFormedString(key)) throw new JsonValueError(jsonPointer('', key), 'Key contains a lone surrogate.');
+    for (let j = 0; j < i; j++) if (names[j] === key) throw new JsonValueError(jsonPointer('', key), 'A key given twice is not JSON.');
+    names[i] = key;
+    items[i] = values[i];
+  }
+  // Keys in code-unit order, their values with them (by insertion: a payload has a few keys).
+  for (let i = 1; i < count; i++) {
+    const key = names[i]!;
+    const item = items[i];
+    let j = i - 1;
+    while (j >= 0 && names[j]! > key) {
+      names[j + 1] = names[j]!;
+      items[j + 1] = items[j];
+      j--;
     }
+    names[j + 1] = key;
+    items[j + 1] = item;
+  }
+  const walker = idle ?? new Walker();
+  idle = null;
+  walker.flags = COPY | SORT_KEYS | MEASURE;
+  try {
+    const out: Record<string, unknown> = {};
+    walker.ancestors[0] = out;
+    walker.reached = Math.max(walker.reached, 1);
+    walker.depth = 1;
+    let height = 0;
+    let childrenOrdered = true;
+    let indexLike = false;
+    let bytes = count === 0 ? 2 : count + 1;
+    for (let i = 0; i < count; i++) {
+      const key = names[i]!;
+      walker.tokens[0] = key;
+      const child = walker.visit(items[i]);
+      if (child > height) height = child;
+      childrenOrdered &&= walker.ordered;
+      bytes += quotedBytes(key) + 1;
+      // A `__proto__` key is an own property, never a prototype.
+      if (key === '__proto__') defineProperty(out, key, { value: walker.copied, enumerable: true, writable: true, configurable: true });
+      else out[key] = walker.copied;
+      indexLike ||= startsWithDigit(key);
+    }
+    bytes += walker.bytes;
+    // JavaScript lists index-like keys first, whatever their insertion order.
+    const ordered = childrenOrdered && (!indexLike || inOrder(Object.keys(out)));
+    remember(out, markOf(height + 1, ordered, bytes));
+    freeze(out);
+    return { height: height + 1, value: out, text: '', ordered, bytes };
+  } finally {
+    walker.bytes = 0;
+    walker.copied = undefined;
+    walker.depth = 0;
+    walker.release();
     idle = walker;
   }
 }

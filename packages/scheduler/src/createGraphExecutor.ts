@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonValueError, canonicalJson, freezeJson, isRoundtableError } from '@roundtable/core';
+import { JsonValueError, canonicalJson, freezeJsonFields, isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, foldStream, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
@@ -12,6 +11,7 @@ import type { AttemptOutcome } from './attemptOutcome.js';
 import type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
 import { resolveBindings } from './nodeBinding.js';
 import type { NodeBinding, NodeFailure, ResolvedBinding } from './nodeBinding.js';
+import { randomEventId } from './randomEventId.js';
 import { recordableText, thrownMessage } from './safeText.js';
 import { attemptSpanOutcome, schedulerTracer, startAttemptSpan, traceWorkflow } from './tracing.js';
 
@@ -87,7 +87,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     this.#bindings = bindings;
     this.#folder = new RunRecordFolder(options.graph);
     this.#clock = options.clock ?? (() => Date.now());
-    this.#newId = options.newId ?? randomUUID;
+    this.#newId = options.newId ?? randomEventId;
     this.#nodeOrder = options.graph.definition.value.nodes.map((node) => node.id);
     this.#tracer = schedulerTracer(options.tracer);
   }
@@ -247,17 +247,17 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     });
   }
 
-  /** `node-dispatched` for each command of a batch, then `node-attempt-started` for each. */
-  #dispatchEvents(batch: readonly DispatchCommand[]): NewEvent[] {
-    const dispatches = batch.map((command) => this.#event(GraphEventTypes.NODE_DISPATCHED, { nodeId: command.nodeId, position: command.position }, null));
-    const starts = batch.map((command, index) =>
-      this.#event(
-        GraphEventTypes.NODE_ATTEMPT_STARTED,
-        { nodeId: command.nodeId, position: command.position, attempt: 1, retrySafe: this.#bindings.get(command.nodeId)!.retrySafe },
-        dispatches[index]!.eventId,
-      ),
-    );
-    return [...dispatches, ...starts];
+  /** `before`, then `node-dispatched` for each command of a batch, then `node-attempt-started` for each. */
+  #dispatchEvents(batch: readonly DispatchCommand[], before: readonly NewEvent[] = []): NewEvent[] {
+    const events = before.slice();
+    const count = batch.length;
+    for (const command of batch) events.push(this.#event(GraphEventTypes.NODE_DISPATCHED, frozenPayload(DISPATCHED_KEYS, [command.nodeId, command.position]), null));
+    for (let index = 0; index < count; index++) {
+      const command = batch[index]!;
+      const payload = frozenPayload(STARTED_KEYS, [1, command.nodeId, command.position, this.#bindings.get(command.nodeId)!.retrySafe]);
+      events.push(this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, payload, events[before.length + index]!.eventId));
+    }
+    return events;
   }
 
   /**
@@ -279,7 +279,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         const before = open;
         attempt = before.attempt + 1;
         const started = await this.#appendForAttempt(before, () =>
-          this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: before.nodeId, position, attempt, retrySafe: binding.retrySafe }, before.dispatchEventId),
+          this.#event(GraphEventTypes.NODE_ATTEMPT_STARTED, frozenPayload(STARTED_KEYS, [attempt, before.nodeId, position, binding.retrySafe]), before.dispatchEventId),
         );
         if (!started) return;
         open = before;
@@ -332,7 +332,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       });
     }
     return new Promise<NewEvent | null>((resolve, reject) => {
-      this.#pending.push({ open, attempt, binding, event, resolve, reject });
+      this.#pending.push({ open, attempt, binding, event, resolve, reject, settled: false });
       void this.#exclusive(() => this.#flushOutcomes(signal));
     });
   }
@@ -348,21 +348,19 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const pending = this.#pending;
     this.#pending = [];
     if (pending.length === 0) return;
-    const settled = new Set<PendingOutcome>();
-    const settle = (entry: PendingOutcome, written: NewEvent | null) => {
-      settled.add(entry);
-      entry.resolve(written);
-    };
     try {
-      const ours = pending.filter((entry) => {
-        if (isStill(this.#folder.openAttempt(entry.open.position), startedAttempt(entry.attempt))) return true;
-        settle(entry, null);
-        return false;
-      });
+      const ours: PendingOutcome[] = [];
+      const outcomes: NewEvent[] = [];
+      for (const entry of pending) {
+        const current = this.#folder.openAttempt(entry.open.position);
+        if (current !== undefined && current.status === 'started' && current.attempt === entry.attempt) {
+          ours.push(entry);
+          outcomes.push(entry.event);
+        } else settle(entry, null);
+      }
       if (ours.length === 0) return;
-      const outcomes = ours.map((entry) => entry.event);
       const next = signal.aborted ? null : this.#batchAfter(outcomes);
-      const events = next === null ? outcomes : [...outcomes, ...this.#dispatchEvents(next)];
+      const events = next === null ? outcomes : this.#dispatchEvents(next, outcomes);
       try {
         await this.#appendAndFold(events, next === null ? undefined : { commands: next, at: outcomes.length });
         this.#startedBatch = next;
@@ -374,7 +372,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       }
       for (const entry of ours) settle(entry, await this.#recordAlone(entry));
     } catch (error) {
-      for (const entry of pending) if (!settled.has(entry)) entry.reject(error);
+      for (const entry of pending) if (!entry.settled) entry.reject(error);
     }
   }
 
@@ -383,9 +381,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * attempt in flight, `decide` ends the run, or the batch is one `#drive` refuses.
    */
   #batchAfter(outcomes: readonly NewEvent[]): DispatchCommand[] | null {
-    const finished = new Map(outcomes.map((event) => [(event.payload as { position: string }).position, event.type]));
     for (const attempt of this.#folder.openAttempts()) {
-      const type = finished.get(attempt.position);
+      const type = finishedAs(outcomes, attempt.position);
       const stillOpen = type === undefined ? attempt.status !== 'paused' : type === GraphEventTypes.NODE_RETRIED;
       if (stillOpen) return null;
     }
@@ -417,11 +414,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     const { nodeId, position } = open;
     switch (outcome.kind) {
       case 'completed':
-        return this.#event(GraphEventTypes.NODE_COMPLETED, frozenPayload({ nodeId, position, result: outcome.result }), open.dispatchEventId);
+        return this.#event(GraphEventTypes.NODE_COMPLETED, frozenPayload(COMPLETED_KEYS, [nodeId, position, outcome.result]), open.dispatchEventId);
       case 'failed':
         return this.#failureEvent(open, attempt, binding, outcome);
       case 'paused':
-        return this.#event(GraphEventTypes.NODE_PAUSED, frozenPayload({ nodeId, position, reason: outcome.reason, request: outcome.request }), open.dispatchEventId);
+        return this.#event(GraphEventTypes.NODE_PAUSED, frozenPayload(PAUSED_KEYS, [nodeId, position, outcome.reason, outcome.request]), open.dispatchEventId);
     }
   }
 
@@ -433,8 +430,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     // maxAttempts counts failed attempts: a pause or a crash re-run does not use one up.
     const retry = binding.retry.codes.has(code) && open.retries + 1 < binding.retry.maxAttempts;
     return retry
-      ? this.#event(GraphEventTypes.NODE_RETRIED, frozenPayload({ nodeId, position, attempt, code, message }), open.dispatchEventId)
-      : this.#event(GraphEventTypes.NODE_FAILED, frozenPayload({ nodeId, position, code, message }), open.dispatchEventId);
+      ? this.#event(GraphEventTypes.NODE_RETRIED, frozenPayload(RETRIED_KEYS, [attempt, code, message, nodeId, position]), open.dispatchEventId)
+      : this.#event(GraphEventTypes.NODE_FAILED, frozenPayload(FAILED_KEYS, [code, message, nodeId, position]), open.dispatchEventId);
   }
 
   /**
@@ -487,8 +484,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     );
   }
 
+  /**
+   * A new event, frozen: the check an outcome gets before it is written (`assertNewEvent` in
+   * `unrecordable`) then also stands for the storage's envelope check, which a frozen event
+   * accepted once need not repeat.
+   */
   #event(type: string, payload: Json, causationId: string | null): NewEvent {
-    return {
+    return Object.freeze({
       eventId: this.#newId(),
       type,
       version: 1,
@@ -496,7 +498,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       correlationId: this.runId,
       causationId,
       payload,
-    };
+    });
   }
 
   /** The clock's reading as `YYYY-MM-DDTHH:MM:SS.mmmZ` (an invalid date throws RangeError, as before). */
@@ -517,11 +519,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   async #appendAndFold(events: readonly NewEvent[], batch?: { readonly commands: readonly DispatchCommand[]; readonly at: number }): Promise<void> {
     const expected = this.#folder.revision;
     await this.#storage.append(this.runId, expected, events);
-    events.forEach((event, index) => {
-      if (batch !== undefined && index === batch.at) this.#folder.expectDispatchBatch(batch.commands);
-      this.#folder.apply({ revision: expected + index + 1, eventId: event.eventId, type: event.type, version: event.version, payload: event.payload });
-    });
-    this.#folder.endOfRead();
+    const folder = this.#folder;
+    for (let index = 0; index < events.length; index++) {
+      const event = events[index]!;
+      if (batch !== undefined && index === batch.at) folder.expectDispatchBatch(batch.commands);
+      folder.apply({ revision: expected + index + 1, eventId: event.eventId, type: event.type, version: event.version, payload: event.payload });
+    }
+    folder.endOfRead();
   }
 
   async #readNew(): Promise<void> {
@@ -543,6 +547,14 @@ interface PendingOutcome {
   readonly event: NewEvent;
   readonly resolve: (written: NewEvent | null) => void;
   readonly reject: (error: unknown) => void;
+  /** Set once `resolve` was called (a failure of the flush rejects only the others). */
+  settled: boolean;
+}
+
+/** Resolves a waiting outcome with the event written for it (null: none). */
+function settle(entry: PendingOutcome, written: NewEvent | null): void {
+  entry.settled = true;
+  entry.resolve(written);
 }
 
 /** Where an attempt stood when this executor decided to write about it. */
@@ -554,6 +566,15 @@ interface AttemptMark {
 /** The mark of the started attempt `attempt`, which an outcome may end. */
 function startedAttempt(attempt: number): AttemptMark {
   return { status: 'started', attempt };
+}
+
+/** The type of the last of `outcomes` about `position`, or undefined when none is. */
+function finishedAs(outcomes: readonly NewEvent[], position: string): string | undefined {
+  for (let index = outcomes.length - 1; index >= 0; index--) {
+    const outcome = outcomes[index]!;
+    if ((outcome.payload as { position: string }).position === position) return outcome.type;
+  }
+  return undefined;
 }
 
 /** "Is this attempt still ours?": whether the attempt is still where `expected` found it. */
@@ -571,14 +592,23 @@ function recordedResumeValue(value: unknown): Json {
   }
 }
 
+/** The fields of the payloads the executor writes most, in canonical order. */
+const DISPATCHED_KEYS = Object.freeze(['nodeId', 'position']);
+const STARTED_KEYS = Object.freeze(['attempt', 'nodeId', 'position', 'retrySafe']);
+const COMPLETED_KEYS = Object.freeze(['nodeId', 'position', 'result']);
+const PAUSED_KEYS = Object.freeze(['nodeId', 'position', 'reason', 'request']);
+const RETRIED_KEYS = Object.freeze(['attempt', 'code', 'message', 'nodeId', 'position']);
+const FAILED_KEYS = Object.freeze(['code', 'message', 'nodeId', 'position']);
+
 /**
- * An outcome's payload checked, canonicalised and frozen by one walk (its result is already
- * frozen, and its text remembered): the check before writing, the storage's preflight and the
- * fold then reuse that work instead of walking the payload again. Outcome payloads are JSON by
- * construction (a checked result, recordable text, canonical requests).
+ * A payload checked, canonicalised, measured and frozen from its fields (`freezeJsonFields`: no
+ * object of ours to reflect on, and a result frozen before is shared, not walked): the check
+ * before writing, the storage's preflight and the fold then reuse that work instead of walking
+ * the payload again. Payloads are JSON by construction (checked results, recordable text,
+ * canonical requests, ids from the graph).
  */
-function frozenPayload(payload: Record<string, Json>): Json {
-  return freezeJson(payload).value;
+function frozenPayload(keys: readonly string[], values: readonly Json[]): Json {
+  return freezeJsonFields(keys, values).value;
 }
 
 /** Why an event would be refused by the fold's shape check or the storage's envelope check, or null. */

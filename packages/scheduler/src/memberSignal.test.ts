@@ -101,6 +101,25 @@ describe('ctx.signal', () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false]);
   });
 
+  it('is an own enumerable property of a frozen plain context, each context giving its own attempt\'s signal', async () => {
+    const contexts: NodeContext[] = [];
+    const keep = (member: (ctx: NodeContext) => TeamTurnResult) => (ctx: NodeContext) => (contexts.push(ctx), member(ctx));
+    const nodes = { writer: keep(seedNodes.writer), reviewer: keep(seedNodes.reviewer) };
+    const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage(), nodes });
+    expect((await executor.run()).kind).toBe('complete');
+    expect(contexts).toHaveLength(3);
+    for (const ctx of contexts) {
+      expect(Object.isFrozen(ctx)).toBe(true);
+      expect(Object.getPrototypeOf(ctx)).toBe(Object.prototype);
+      expect(Object.keys(ctx)).toEqual(['input', 'nodeId', 'position', 'resume', 'attempt', 'pause', 'previousFailure', 'signal']);
+      expect(Object.getOwnPropertyDescriptor(ctx, 'signal')).toMatchObject({ enumerable: true, configurable: false });
+    }
+    const signals = contexts.map((ctx) => ctx.signal);
+    expect(new Set(signals).size).toBe(3);
+    expect(contexts.every((ctx, index) => ({ ...ctx }).signal === signals[index])).toBe(true);
+    expect(signals.every((signal) => signal instanceof AbortSignal && !signal.aborted)).toBe(true);
+  });
+
   it('follows a thenable that is not a promise, reading its then once, as await would', async () => {
     let reads = 0;
     const thenable = {

@@ -38,4 +38,24 @@ describe('outcome payloads', () => {
     expect(Object.keys(saved!.data as object)).toEqual(['alpha', 'zeta']);
     expect(Object.isFrozen(returned)).toBe(false);
   });
+
+  it('every event the executor appends is frozen, its payload deep-frozen with its keys in canonical order', async () => {
+    const storage = createMemoryStorage();
+    const appended: unknown[] = [];
+    const recording = { ...storage, append: (streamId: string, expected: number, events: readonly unknown[]) => (appended.push(...events), storage.append(streamId, expected, events as never)) };
+    const nodes = { writer: () => ({ summary: 'Final.', data: { zeta: 1, alpha: 2 } }), reviewer: seedNodes.reviewer };
+    expect((await (await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: recording, nodes })).run()).kind).toBe('complete');
+    const types = new Set<string>();
+    const ordered = (value: unknown): boolean =>
+      typeof value !== 'object' || value === null || (Object.keys(value).join() === Object.keys(value).sort().join() && Object.values(value).every(ordered));
+    for (const event of appended as { type: string; payload: Json }[]) {
+      types.add(event.type);
+      expect(Object.isFrozen(event)).toBe(true);
+      // The run's start carries the graph's definition as the graph gives it.
+      if (event.type === 'graph:run-started') continue;
+      expect(deeplyFrozen(event.payload)).toBe(true);
+      expect(ordered(event.payload)).toBe(true);
+    }
+    expect([...types].sort()).toEqual(['graph:node-attempt-started', 'graph:node-completed', 'graph:node-dispatched', 'graph:run-started']);
+  });
 });

@@ -116,10 +116,14 @@ function errorType(error: unknown): string {
 }
 
 /** The span outcome of an attempt from the outcome event written for it (null: nothing written). */
+const COMPLETED_SPAN: AttemptSpanOutcome = Object.freeze({ kind: 'completed' });
+const PAUSED_SPAN: AttemptSpanOutcome = Object.freeze({ kind: 'paused' });
+const ABORTED_SPAN: AttemptSpanOutcome = Object.freeze({ kind: 'aborted' });
+
 export function attemptSpanOutcome(written: { readonly type: string; readonly payload: unknown } | null): AttemptSpanOutcome {
-  if (written === null) return { kind: 'aborted' };
-  if (written.type === 'graph:node-completed') return { kind: 'completed' };
-  if (written.type === 'graph:node-paused') return { kind: 'paused' };
+  if (written === null) return ABORTED_SPAN;
+  if (written.type === 'graph:node-completed') return COMPLETED_SPAN;
+  if (written.type === 'graph:node-paused') return PAUSED_SPAN;
   const { code, message } = written.payload as { code: string; message: string };
   return { kind: 'failed', code, message };
 }

@@ -7,6 +7,7 @@ import {
   DEFAULT_STORAGE_LIMITS,
   MIN_KNOWN_SECRET_LENGTH,
   appendBatchBytes,
+  assertNewEvent,
   assertStoredEvent,
   eventPayloadBytes,
   isStorageError,
@@ -84,6 +85,34 @@ describe('prepareAppend', () => {
     expect(prepared.texts).toEqual(prepared.events.map((stored) => canonicalJson(stored)));
     (events[0]!.payload as { a: unknown[] }).a.push('later');
     expect(prepared.events[0]!.payload).toEqual({ z: 1, a: [1, { y: 0 }] });
+  });
+
+  it('writes the texts when they are first read, as they were at the call, whatever the caller changed since', () => {
+    const events = [event('a', { z: 1, a: [1, { y: -0 }] }), event('b')];
+    const expected = events.map((item, index) => canonicalJson({ ...item, payload: JSON.parse(canonicalJson(item.payload)) as Json, envelopeVersion: 1, streamId: 'run-1', revision: 5 + index }));
+    const prepared = prepareAppend(config(), 'run-1', 4, events);
+    (events[0]!.payload as { a: unknown[] }).a.push('later');
+    (events[1] as { type: string }).type = 'changed';
+    expect(prepared.texts).toEqual(expected);
+    expect(prepared.texts).toBe(prepared.texts);
+  });
+
+  it('checks the envelope of an event again unless assertNewEvent accepted it frozen, and always checks its payload', () => {
+    const open = event('a');
+    assertNewEvent(open);
+    (open as { version: unknown }).version = 0;
+    expect(refusal(() => prepareAppend(config(), 's', 0, [open]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'version' });
+    const frozen = Object.freeze(event('b'));
+    assertNewEvent(frozen);
+    expect(prepareAppend(config(), 's', 0, [frozen]).texts[0]).toBe(canonicalJson({ ...frozen, envelopeVersion: 1, streamId: 's', revision: 1 }));
+    const payload: Record<string, unknown> = { n: 1 };
+    const shell = Object.freeze(event('c', payload as Json));
+    assertNewEvent(shell);
+    payload['when'] = new Date(0);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [shell]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'payload' });
+    // Accepted frozen, it is still measured, screened and checked for duplicates like any other.
+    expect(refusal(() => prepareAppend(config(), 's', 0, [frozen, frozen]), 'DUPLICATE_EVENT_ID').details).toEqual({ eventId: 'b' });
+    expect(refusal(() => prepareAppend(config({ limits: { maxEventPayloadBytes: 6 } }), 's', 0, [frozen]), 'STORAGE_LIMIT_EXCEEDED').details).toMatchObject({ limit: 'maxEventPayloadBytes' });
   });
 
   it.each([
@@ -187,6 +216,17 @@ describe('prepareAppend', () => {
     expect(refusal(() => prepareAppend(config(), 's', 0, [event('a', null, { type: `${'€'.repeat(85)}ab` })]), 'INVALID_STORED_VALUE').details).toMatchObject({ field: 'type' });
   });
 
+  it('refuses a bad identifier right after accepting a good one like it, in every field', () => {
+    for (const field of ['eventId', 'type', 'correlationId', 'causationId'] as const) {
+      for (const bad of ['same ', ' same', 'sa\u0000me', 'same\ud800', '€'.repeat(86)]) {
+        const good = bad.replace(/[^a-z€]/g, '').slice(0, 85) || 'same';
+        expect(prepareAppend(config(), 's', 0, [event('g', null, { [field]: good })]).nextHead).toBe(1);
+        const error = refusal(() => prepareAppend(config(), 's', 0, [event('g', null, { [field]: good }), event('b', null, { [field]: bad })]), 'INVALID_STORED_VALUE');
+        expect(error.details).toMatchObject({ field });
+      }
+    }
+  });
+
   it('refuses a bad timestamp right after accepting a good one, in one batch and across batches', () => {
     const good = '2024-02-29T23:59:59.999Z';
     for (const bad of ['2023-02-29T00:00:00.000Z', '2024-02-29T24:00:00.000Z', '', '2024-02-29T23:59:59.999']) {
@@ -200,6 +240,28 @@ describe('prepareAppend', () => {
   it('refuses an id twice in the batch with DUPLICATE_EVENT_ID', () => {
     const error = refusal(() => prepareAppend(config(), 's', 0, [event('a'), event('b'), event('a')]), 'DUPLICATE_EVENT_ID');
     expect(error.details).toEqual({ eventId: 'a' });
+    // Small batches compare ids one by one, larger ones keep a set: both refuse the first repeat.
+    for (const size of [8, 9, 40]) {
+      const ids = Array.from({ length: size }, (_, index) => `e${index}`);
+      expect(prepareAppend(config(), 's', 0, ids.map((id) => event(id))).nextHead).toBe(size);
+      const repeated = [...ids.slice(0, size - 1), ids[size - 3]!];
+      expect(refusal(() => prepareAppend(config(), 's', 0, repeated.map((id) => event(id))), 'DUPLICATE_EVENT_ID').details).toEqual({ eventId: ids[size - 3] });
+    }
+  });
+
+  it('says a field is missing or extra only of a plain data object, and checks both in any order of the fields', () => {
+    const { payload: _payload, ...missing } = event('a');
+    const swapped = { ...missing, extra: 1 };
+    const withGetter = { ...event('a'), extra: 1 };
+    Object.defineProperty(withGetter, 'type', { get: () => 't', enumerable: true });
+    const hidden = event('a');
+    Object.defineProperty(hidden, 'payload', { value: null, enumerable: false });
+    const reordered = Object.fromEntries(Object.entries(event('a')).reverse()) as unknown as NewEvent;
+    expect(refusal(() => prepareAppend(config(), 's', 0, [missing as NewEvent]), 'INVALID_STORED_VALUE').message).toMatch(/exactly the fields/);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [swapped as unknown as NewEvent]), 'INVALID_STORED_VALUE').message).toMatch(/exactly the fields/);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [withGetter]), 'INVALID_STORED_VALUE').message).toMatch(/plain object with data properties only/);
+    expect(refusal(() => prepareAppend(config(), 's', 0, [hidden]), 'INVALID_STORED_VALUE').message).toMatch(/plain object with data properties only/);
+    expect(prepareAppend(config(), 's', 0, [reordered]).nextHead).toBe(1);
   });
 
   it('passes a payload of exactly the limit and refuses one byte more', () => {
@@ -218,16 +280,23 @@ describe('prepareAppend', () => {
   });
 
   it('passes a batch of exactly the limit and refuses one byte more', () => {
-    const batch = [event('a', { text: 'x' }), event('b', { text: 'y' })];
-    const bytes = appendBatchBytes(batch);
-    expect(bytes).toBe(batch.reduce((sum, item) => sum + new TextEncoder().encode(canonicalJson(item)).length, 0));
-    expect(prepareAppend(config({ limits: { maxAppendBatchBytes: bytes } }), 's', 0, batch).nextHead).toBe(2);
-    const error = refusal(() => prepareAppend(config({ limits: { maxAppendBatchBytes: bytes - 1 } }), 's', 0, batch), 'STORAGE_LIMIT_EXCEEDED');
-    expect(error.details).toMatchObject({ limit: 'maxAppendBatchBytes', bytes, max: bytes - 1 });
+    const plain = [event('a', { text: 'x' }), event('b', { text: 'y' })];
+    // Quotes and backslashes are escaped in the text (a byte each), wide characters take more bytes.
+    const escaped = [event('say "hi"', { text: 'é' }, { type: 'back\\slash', causationId: 'both \\"' }), event('é😀', { text: '😀' }, { correlationId: 'a\u2028b' })];
+    for (const batch of [plain, escaped]) {
+      const bytes = appendBatchBytes(batch);
+      expect(bytes).toBe(batch.reduce((sum, item) => sum + new TextEncoder().encode(canonicalJson(item)).length, 0));
+      expect(prepareAppend(config({ limits: { maxAppendBatchBytes: bytes } }), 's', 0, batch).nextHead).toBe(2);
+      const error = refusal(() => prepareAppend(config({ limits: { maxAppendBatchBytes: bytes - 1 } }), 's', 0, batch), 'STORAGE_LIMIT_EXCEEDED');
+      expect(error.details).toMatchObject({ limit: 'maxAppendBatchBytes', bytes, max: bytes - 1 });
+    }
   });
 
   it('measures a batch by its new events\' canonical JSON at any stream id, revision and content', () => {
-    const id = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).filter((s) => isIdentifier(s) && isWellFormedString(s));
+    const id = fc.oneof(
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+      fc.string({ unit: fc.constantFrom('"', '\\', 'é', '😀', 'a', ' '), minLength: 1, maxLength: 12 }),
+    ).filter((s) => isIdentifier(s) && isWellFormedString(s));
     const streamId = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/);
     fc.assert(
       fc.property(fc.array(fc.record({ eventId: id, type: id, payload: fc.jsonValue(), causationId: fc.option(id) }), { minLength: 1, maxLength: 4 }), streamId, fc.nat({ max: 2 ** 40 }), (specs, stream, head) => {

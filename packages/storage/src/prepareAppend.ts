@@ -1,12 +1,11 @@
-import { utf8ByteLength } from '@roundtable/core';
-import type { Json } from '@roundtable/core';
+import type { FrozenJson, Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
 import { findKnownSecret, withoutKnownSecrets } from './knownSecrets.js';
 import type { StorageConfig } from './resolveStorageOptions.js';
 import { newEventText, newEventTextBytes, storedEventText } from './storedEventCanonicalText.js';
-import { assertNewEventEnvelope, assertRevision, assertStreamId, frozenPayload } from './validation.js';
+import { assertNewEventEnvelope, assertRevision, assertStreamId, frozenPayload, isCheckedEnvelope } from './validation.js';
 
 /** A batch that passed every check and is ready to write at `expectedRevision + 1 …`. */
 export interface PreparedAppend {
@@ -20,7 +19,7 @@ export interface PreparedAppend {
    * objects change nothing.
    */
   readonly events: readonly StoredEvent[];
-  /** The canonical JSON of each stored event, what adapters write and compare. */
+  /** The canonical JSON of each stored event, what adapters write and compare (written on first read). */
   readonly texts: readonly string[];
   readonly eventIds: readonly string[];
 }
@@ -56,21 +55,23 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
   if (!Number.isSafeInteger(expectedRevision + count)) throw new StorageError('INVALID_STORED_VALUE', 'The batch would pass the largest safe revision.');
 
   const stored: StoredEvent[] = [];
-  const texts: string[] = [];
+  const payloads: FrozenJson[] = [];
   const eventIds: string[] = [];
-  const seen = new Set<string>();
+  // Ids seen so far in the batch: compared one by one in a small batch (a serial turn writes
+  // three events), kept in a Set in a larger one.
+  const seen = count > 8 ? new Set<string>() : null;
   let batchBytes = 0;
   for (let index = 0; index < count; index++) {
     const event: unknown = events[index];
-    assertNewEventEnvelope(event, `events[${index}]`);
+    // An event assertNewEvent accepted while frozen cannot have changed since (proven redundant).
+    if (!isCheckedEnvelope(event)) assertNewEventEnvelope(event, `events[${index}]`);
     const frozen = frozenPayload(event.payload, `events[${index}]`);
-    const payload = frozen.text;
-    if (seen.has(event.eventId)) {
+    if (seen === null ? eventIds.includes(event.eventId) : seen.has(event.eventId)) {
       throw new StorageError('DUPLICATE_EVENT_ID', `Event id ${JSON.stringify(event.eventId)} appears twice in the batch.`, {
         details: { eventId: event.eventId },
       });
     }
-    seen.add(event.eventId);
+    seen?.add(event.eventId);
     const payloadBytes = frozen.bytes;
     if (payloadBytes > config.limits.maxEventPayloadBytes) {
       throw new StorageError('STORAGE_LIMIT_EXCEEDED', `events[${index}] payload is ${payloadBytes} bytes, over the limit of ${config.limits.maxEventPayloadBytes}.`, {
@@ -78,16 +79,16 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
       });
     }
     const revision = expectedRevision + index + 1;
-    const text = storedEventText(event, payload, streamId, revision);
-    batchBytes += newEventTextBytes(utf8ByteLength(text), streamId, revision);
+    batchBytes += newEventTextBytes(event, payloadBytes);
     // The new event's own text is written out only when there are secrets to look for in it.
-    const secretAt = config.knownSecrets.length === 0 ? null : findKnownSecret(event, config.knownSecrets, newEventText(event, payload));
+    const secretAt = config.knownSecrets.length === 0 ? null : findKnownSecret(event, config.knownSecrets, newEventText(event, frozen.text));
     if (secretAt !== null) {
       throw new StorageError('KNOWN_SECRET', `events[${index}] contains a known secret (at ${secretAt || 'the event text'}); nothing was written.`, {
         details: { index, path: secretAt },
       });
     }
-    texts.push(text);
+    // Its text is written only when the adapter reads `texts` (a memory adapter never needs it).
+    payloads.push(frozen);
     stored.push(storedEvent(event, frozen.value, streamId, revision));
     eventIds.push(event.eventId);
   }
@@ -96,7 +97,41 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
       details: { limit: 'maxAppendBatchBytes', bytes: batchBytes, max: config.limits.maxAppendBatchBytes },
     });
   }
-  return { streamId, expectedRevision, nextHead: expectedRevision + count, events: stored, texts, eventIds };
+  return new PreparedBatch(streamId, expectedRevision, stored, payloads, eventIds);
+}
+
+/**
+ * A prepared batch. Its texts are written when an adapter first reads them: one that keeps the
+ * events themselves (memory) reads them only to compare a retried batch, and never pays for
+ * them otherwise. They are written from the frozen stored events and their payloads' canonical
+ * texts, so they are the same whenever they are read.
+ */
+class PreparedBatch implements PreparedAppend {
+  readonly streamId: string;
+  readonly expectedRevision: number;
+  readonly nextHead: number;
+  readonly events: readonly StoredEvent[];
+  readonly eventIds: readonly string[];
+  #payloads: readonly FrozenJson[];
+  #texts: readonly string[] | null = null;
+
+  constructor(streamId: string, expectedRevision: number, events: readonly StoredEvent[], payloads: readonly FrozenJson[], eventIds: readonly string[]) {
+    this.streamId = streamId;
+    this.expectedRevision = expectedRevision;
+    this.nextHead = expectedRevision + events.length;
+    this.events = events;
+    this.eventIds = eventIds;
+    this.#payloads = payloads;
+  }
+
+  get texts(): readonly string[] {
+    if (this.#texts === null) {
+      const payloads = this.#payloads;
+      this.#texts = this.events.map((event, index) => storedEventText(event, payloads[index]!.text, event.streamId, event.revision));
+      this.#payloads = [];
+    }
+    return this.#texts;
+  }
 }
 
 /**

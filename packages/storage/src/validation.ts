@@ -35,9 +35,21 @@ export function assertRevision(value: unknown, field: string): asserts value is 
  * through this one check, rather than each deciding for itself.
  */
 function isEventIdentifier(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  // The events of a run share their type, correlation id and, often, a recent event's id as
+  // their causation id: an identifier accepted a moment ago is found again without checking.
+  for (let slot = 0; slot < RECENT_IDENTIFIERS; slot++) if (recentIdentifiers[slot] === value) return true;
   // A UTF-16 code unit is at most 3 UTF-8 bytes, so an id of at most 85 units needs no count.
-  return isIdentifier(value) && isWellFormedString(value) && (value.length * 3 <= MAX_ID_BYTES || utf8ByteLength(value) <= MAX_ID_BYTES);
+  if (!(isIdentifier(value) && isWellFormedString(value) && (value.length * 3 <= MAX_ID_BYTES || utf8ByteLength(value) <= MAX_ID_BYTES))) return false;
+  recentIdentifiers[nextIdentifier] = value;
+  nextIdentifier = (nextIdentifier + 1) % RECENT_IDENTIFIERS;
+  return true;
 }
+
+/** The last identifiers `isEventIdentifier` accepted (strings are immutable: one accepted once is an identifier for good); null: an empty slot. */
+const RECENT_IDENTIFIERS = 8;
+const recentIdentifiers: (string | null)[] = new Array<string | null>(RECENT_IDENTIFIERS).fill(null);
+let nextIdentifier = 0;
 
 const digits = (text: string, from: number, to: number) => Number(text.slice(from, to));
 
@@ -133,17 +145,55 @@ export function frozenPayload(payload: unknown, where: string): FrozenJson {
   }
 }
 
+/**
+ * Frozen events whose envelope `assertNewEvent` accepted. A frozen object's own properties, keys
+ * and prototype can never change, and every envelope check is a function of those alone, so the
+ * preflight of an append need not check such an event's envelope again (its payload is still
+ * checked there, which costs nothing for a payload the walker verified before). Held weakly: an
+ * event is forgotten with the event.
+ */
+const checkedEnvelopes = new WeakSet<object>();
+
+/** True when `value` is a frozen event whose envelope `assertNewEvent` accepted. */
+export function isCheckedEnvelope(value: unknown): value is NewEvent {
+  return typeof value === 'object' && value !== null && checkedEnvelopes.has(value);
+}
+
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
   assertNewEventEnvelope(value, where);
   payloadText(value.payload, where, false);
+  if (Object.isFrozen(value)) checkedEnvelopes.add(value);
+}
+
+const NEW_EVENT_KEY_SET: ReadonlySet<string> = new Set(NEW_EVENT_KEYS);
+
+/**
+ * `isPlainDataObject(value) ? (hasExactKeys(value, NEW_EVENT_KEYS) ? 'ok' : 'keys') : 'plain'`
+ * in one pass over the own names: once every own property is an enumerable data property with
+ * a string key, the names are the keys, and seven distinct names that are all fields are
+ * exactly the fields.
+ */
+function newEventShape(value: object): 'ok' | 'plain' | 'keys' {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return 'plain';
+  if (Object.getOwnPropertySymbols(value).length > 0) return 'plain';
+  const names = Object.getOwnPropertyNames(value);
+  let fields = names.length === NEW_EVENT_KEYS.length;
+  for (const name of names) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, name);
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true) return 'plain';
+    fields &&= NEW_EVENT_KEY_SET.has(name);
+  }
+  return fields ? 'ok' : 'keys';
 }
 
 /** Every check of `assertNewEvent` except the walk of the payload (for callers that walk it anyway). */
 export function assertNewEventEnvelope(value: unknown, where: string): asserts value is NewEvent {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object.`);
-  if (!isPlainDataObject(value)) throw invalid(`${where} must be a plain object with data properties only.`);
-  if (!hasExactKeys(value, NEW_EVENT_KEYS)) throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
+  const shape = newEventShape(value);
+  if (shape === 'plain') throw invalid(`${where} must be a plain object with data properties only.`);
+  if (shape === 'keys') throw invalid(`${where} must have exactly the fields ${NEW_EVENT_KEYS.join(', ')}.`);
   assertEventFields(value as Record<string, unknown>, where, false);
 }
 

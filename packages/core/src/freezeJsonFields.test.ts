@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { MAX_JSON_DEPTH, canonicalJson, copyFrozenJson, freezeJson, freezeJsonFields, jsonHeight } from './index.js';
+import type { Json } from './index.js';
+import { maybeJson, nest } from './testing/jsonArbitraries.js';
+
+/** The object freezeJsonFields stands for, its keys inserted in the order given. */
+const objectOf = (keys: readonly string[], values: readonly unknown[]): Record<string, unknown> => Object.fromEntries(keys.map((key, index) => [key, values[index]]));
+
+describe('freezeJsonFields: freezeJson of an object made of the keys and values, without the object', () => {
+  it('gives what freezeJson gives for the object, or the error it gives (property)', () => {
+    const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', '10', '9', 'é', 'a"b', 'toString'));
+    fc.assert(
+      fc.property(fc.uniqueArray(key, { maxLength: 6 }), fc.array(fc.oneof(maybeJson, maybeJson.map((value) => { try { return freezeJson(value).value; } catch { return value; } })), { minLength: 6, maxLength: 6 }), (keys, pool) => {
+        const values = pool.slice(0, keys.length);
+        let expected: ReturnType<typeof freezeJson> | Error;
+        try {
+          expected = freezeJson(objectOf(keys, values));
+        } catch (error) {
+          expected = error as Error;
+        }
+        if (expected instanceof Error) {
+          expect(() => freezeJsonFields(keys, values as Json[])).toThrow(expected.message);
+          return;
+        }
+        const frozen = freezeJsonFields(keys, values as Json[]);
+        expect(frozen.value).toEqual(expected.value);
+        expect(Object.keys(frozen.value as object)).toEqual(Object.keys(expected.value as object));
+        expect(frozen.bytes).toBe(expected.bytes);
+        expect(frozen.text).toBe(expected.text);
+        expect(frozen.text).toBe(canonicalJson(objectOf(keys, values)));
+        expect(Object.isFrozen(frozen.value)).toBe(true);
+        // Checked, measured and frozen: a later walk reuses it.
+        expect(freezeJson(frozen.value).value).toBe(frozen.value);
+        expect(freezeJson(frozen.value).bytes).toBe(frozen.bytes);
+        expect(canonicalJson({ outer: frozen.value })).toBe(`{"outer":${frozen.text}}`);
+      }),
+    );
+  });
+
+  it('shares frozen values, keeps a __proto__ key as an own property and refuses keys given twice or not well-formed', () => {
+    const result = freezeJson({ summary: 'é', posts: [{ text: 'hi' }] }).value;
+    const payload = freezeJsonFields(['position', 'nodeId', 'result'], ['p/1', 'writer', result]);
+    expect(Object.keys(payload.value as object)).toEqual(['nodeId', 'position', 'result']);
+    expect((payload.value as { result: Json }).result).toBe(result);
+    expect(payload.text).toBe(canonicalJson({ nodeId: 'writer', position: 'p/1', result }));
+    const proto = freezeJsonFields(['__proto__'], [1]).value as object;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.keys(proto)).toEqual(['__proto__']);
+    expect(() => freezeJsonFields(['a', 'a'], [1, 2])).toThrow(/twice/);
+    expect(() => freezeJsonFields(['\ud800'], [1])).toThrow(/lone surrogate/);
+    expect(() => freezeJsonFields(['a'], [])).toThrow(/1 keys were given with 0 values/);
+    expect(() => freezeJsonFields([1 as unknown as string], [1])).toThrow(/not a string/);
+  });
+
+  it('keeps the nesting limit and the error paths of the values', () => {
+    const deep = copyFrozenJson(nest(MAX_JSON_DEPTH - 1) as Json);
+    expect(jsonHeight(freezeJsonFields(['a'], [deep]).value)).toBe(MAX_JSON_DEPTH);
+    expect(() => freezeJsonFields(['a'], [[deep]])).toThrow(/deeper than/);
+    expect(() => freezeJsonFields(['a', 'b'], [1, { c: new Date(0) } as unknown as Json])).toThrow(/at \/b\/c/);
+  });
+});
