@@ -165,6 +165,65 @@ describe('foldStream(storage, runId, { graph } | { folder }) over a real memory 
     }
   });
 
+  it('folds a read offering the synchronous chunk path exactly as one offering only async iteration, in chunks or not', async () => {
+    // A record longer than two chunks (1,024 events each): the run, then host events.
+    const appends = runAppends(graph);
+    for (let note = 0; note < 2100; note += 300) appends.push(Array.from({ length: 300 }, (_, index) => newEvent('host:note', { note: note + index })));
+    const storage = await storedRun(appends);
+    const head = await storage.head(RUN);
+    expect(head).toBeGreaterThan(2048);
+    const asyncOnly: RecordReader<StoredEvent> = {
+      async *read(streamId, options) {
+        yield* storage.read(streamId, options);
+      },
+    };
+    let chunkCalls = 0;
+    const chunkOnly: RecordReader<StoredEvent> = {
+      read(streamId, options) {
+        const events = storage.read(streamId, options) as AsyncIterable<StoredEvent> & Record<symbol, (max: number) => StoredEvent[]>;
+        const takeChunk = events[Symbol.for('@roundtable/read-chunk')];
+        if (typeof takeChunk !== 'function') throw new Error('a memory read offers the chunk path');
+        return {
+          [Symbol.asyncIterator]: () => {
+            throw new Error('the fast path was not taken');
+          },
+          [Symbol.for('@roundtable/read-chunk')]: (max: number) => {
+            chunkCalls++;
+            return takeChunk.call(events, max);
+          },
+        };
+      },
+    };
+    const seenSlow: number[] = [];
+    const seenFast: number[] = [];
+    const slow = await foldStream(asyncOnly, RUN, { graph, onEvent: (event) => void seenSlow.push(event.revision) });
+    const fast = await foldStream(chunkOnly, RUN, { graph, onEvent: (event) => void seenFast.push(event.revision) });
+    expect(chunkCalls).toBe(Math.ceil(head / 1024) + 1);
+    expect(seenFast).toEqual(seenSlow);
+    expect(seenFast).toEqual(Array.from({ length: head }, (_, index) => index + 1));
+    expect(fast.revision).toBe(head);
+    expect(fast.state).toEqual(slow.state);
+    expect(fast.openAttempts()).toEqual(slow.openAttempts());
+    // Continuing a folder through the fast path reads only what is new: nothing here.
+    expect((await foldStream(chunkOnly, RUN, { folder: fast })).revision).toBe(head);
+  });
+
+  it('stops a chunked fold at the first event that does not fit, with the folder at the event before it', async () => {
+    const storage = await storedRun(runAppends(graph));
+    const head = await storage.head(RUN);
+    // The second dispatch is written again at the end: refused however the read is taken.
+    const events: StoredEvent[] = [];
+    for await (const event of storage.read(RUN)) events.push(event);
+    const repeated = events.find((event) => event.type === GraphEventTypes.NODE_DISPATCHED)!;
+    const bad = createMemoryStorage();
+    await storedRun(runAppends(graph), bad);
+    await bad.append(RUN, head, [newEvent(GraphEventTypes.NODE_DISPATCHED, repeated.payload)]);
+    const folder = new RunRecordFolder(graph);
+    const error = await rejection(foldStream(bad, RUN, { folder }));
+    expect(isGraphExecutionError(error, 'INVALID_EVENT'), String(error)).toBe(true);
+    expect(folder.revision).toBe(head);
+  });
+
   it('takes any RunStorage, by its read method alone', () => {
     const reader: RecordReader<StoredEvent> = createMemoryStorage();
     expect(typeof reader.read).toBe('function');

@@ -37,12 +37,41 @@ export async function foldStream<State, Event extends RecordedEvent>(
 ): Promise<RunRecordFolder<State>> {
   const folder = folderOf(reader, options);
   const onEvent = options.onEvent;
-  for await (const event of reader.read(runId, { after: folder.revision })) {
-    folder.apply(event);
-    onEvent?.(event);
+  const events = reader.read(runId, { after: folder.revision });
+  const takeChunk = readChunkOf(events);
+  if (takeChunk !== null) {
+    for (let chunk = takeChunk(CHUNK_EVENTS); chunk.length > 0; chunk = takeChunk(CHUNK_EVENTS)) {
+      for (const event of chunk) {
+        folder.apply(event);
+        onEvent?.(event);
+      }
+      // One turn of the microtask queue per chunk, as the async iteration gave other work one per event.
+      await Promise.resolve();
+    }
+  } else {
+    for await (const event of events) {
+      folder.apply(event);
+      onEvent?.(event);
+    }
   }
   folder.endOfRead();
   return folder;
+}
+
+/**
+ * The key under which a read may offer a synchronous fast path (`@roundtable/storage-memory`'s
+ * reads do): a function `(max) => Event[]` returning the read's next at most `max` events, an
+ * empty array at the end, taking from the same cursor as the async iteration. A `Symbol.for`
+ * key, so a storage names it without depending on graph; not part of `RecordReader`, whose
+ * async iteration every reader still offers.
+ */
+const READ_CHUNK = Symbol.for('@roundtable/read-chunk');
+const CHUNK_EVENTS = 1024;
+
+/** The read's fast path, bound to it, or null when it offers none. */
+function readChunkOf<Event>(events: AsyncIterable<Event>): ((max: number) => readonly Event[]) | null {
+  const takeChunk = (events as { [READ_CHUNK]?: unknown })[READ_CHUNK];
+  return typeof takeChunk === 'function' ? (max) => takeChunk.call(events, max) as readonly Event[] : null;
 }
 
 function folderOf<State, Event extends RecordedEvent>(reader: RecordReader<Event>, options: FoldStreamOptions<State, Event>): RunRecordFolder<State> {

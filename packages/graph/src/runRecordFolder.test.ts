@@ -185,26 +185,27 @@ describe('the fold refuses a record that does not fit together (SPEC 4: INVALID_
     expect(foldAll(pair, recordOf(pair, a1.dispatched, host(), b1.dispatched)).unfinishedPositions()).toEqual(['team/a/1', 'team/b/1']);
   });
 
-  it('a position is dispatched at most once in a run, even if decide repeats it', () => {
+  // `p` is kept as its string, `x/7` as a bit of prefix x (PositionSet): both refuse a repeat.
+  it.each(['p', 'x/7'])('a position (%s) is dispatched at most once in a run, even if decide repeats it', (position) => {
     const repeating: GraphType<number> = {
       kind: 'repeat',
       version: 1,
       compile: () => ({
         initialState: () => 0,
         reduce: (count, event) => (event.type === GraphEventTypes.NODE_COMPLETED ? count + 1 : count),
-        decide: (count) => (count < 2 ? [{ kind: 'dispatch', nodeId: 'x', position: 'p', input: null }] : [{ kind: 'complete', output: count }]),
+        decide: (count) => (count < 2 ? [{ kind: 'dispatch', nodeId: 'x', position, input: null }] : [{ kind: 'complete', output: count }]),
         describe: () => ({ kind: 'repeat' }),
       }),
     };
     const repeat = compileGraph(repeating, { id: 'r', definitionVersion: 1, data: null, nodes: [{ id: 'x', data: null }], edges: [] });
-    const x = attemptSteps('x', 'p');
-    expect(foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed())).hasDispatched('p')).toBe(true);
-    expect(refusal(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched))).toMatch(/position p was already dispatched/);
+    const x = attemptSteps('x', position);
+    expect(foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed())).hasDispatched(position)).toBe(true);
+    expect(refusal(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched))).toContain(`position ${position} was already dispatched`);
     // The refused dispatch changed nothing the folder tells.
     const folder = foldAll(repeat, recordOf(repeat, x.dispatched, x.started(), x.completed()));
     const again = recordOf(repeat, x.dispatched, x.started(), x.completed(), x.dispatched)[4]!;
-    expect(() => folder.apply(again)).toThrow(/position p was already dispatched/);
-    expect([folder.revision, folder.state, folder.openAttempts(), folder.hasDispatched('p')]).toEqual([4, 1, [], true]);
+    expect(() => folder.apply(again)).toThrow(`position ${position} was already dispatched`);
+    expect([folder.revision, folder.state, folder.openAttempts(), folder.hasDispatched(position)]).toEqual([4, 1, [], true]);
   });
 
   it('an outcome needs a matching attempt in flight', () => {

@@ -7,6 +7,7 @@ import { GraphEventTypes, graphEventProblem } from './graphEventTypes.js';
 import { GraphExecutionError } from './graphExecutionError.js';
 import { invalidEvent } from './recordedEvent.js';
 import type { RecordedEvent } from './recordedEvent.js';
+import { PositionSet } from './positionSet.js';
 import { parseRunStartedEvent } from './runStartedEvent.js';
 import type { StoredRunDefinition } from './runStartedEvent.js';
 
@@ -110,8 +111,8 @@ export class RunRecordFolder<State> {
   #open = new Map<string, OpenAttempt | undefined>();
   /** How many entries of `#open` are unfinished attempts. */
   #openCount = 0;
-  /** Every position ever dispatched in this run. */
-  readonly #dispatched = new Set<string>();
+  /** Every position ever dispatched in this run (a team run's as bits per member, see `PositionSet`). */
+  readonly #dispatched = new PositionSet();
   /** Every `graph:node-failed` of the record, in record order. */
   readonly #failures: RecordedFailure[] = [];
 
@@ -286,12 +287,9 @@ export class RunRecordFolder<State> {
     if (expected.nodeId !== nodeId || expected.position !== position) {
       throw invalidEvent(event, `decide dispatched ${expected.nodeId} at ${expected.position} here.`);
     }
-    // One hash operation, not a lookup and then an insert (on a set of every position of the
-    // run, each costs a cache miss or two): adding a position the set holds changes nothing, so a
-    // refused dispatch still leaves the folder as it was (nothing after it in this method throws).
-    const dispatchedBefore = this.#dispatched.size;
-    this.#dispatched.add(position);
-    if (this.#dispatched.size === dispatchedBefore) throw invalidEvent(event, `position ${position} was already dispatched.`);
+    // Adding a position the set holds changes nothing, so a refused dispatch still leaves the
+    // folder as it was (nothing after it in this method throws).
+    if (!this.#dispatched.add(position)) throw invalidEvent(event, `position ${position} was already dispatched.`);
     this.#batchIndex++;
     if (this.#batchIndex === this.#expectedBatch.length) {
       this.#expectedBatch = [];

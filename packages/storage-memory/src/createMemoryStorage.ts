@@ -2,6 +2,7 @@ import { StorageError, assertRevision, assertStreamId, changeHints, duplicateEve
 import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
 import { addListener, backingState, createMemoryBacking, notifyListeners } from './memoryBacking.js';
 import type { MemoryBacking, MemoryBackingState } from './memoryBacking.js';
+import { memoryRead } from './memoryRead.js';
 import { MemoryStream } from './memoryStream.js';
 import { MEMORY_STORAGE_ADAPTER, MEMORY_STORAGE_VERSION } from './version.js';
 
@@ -52,20 +53,18 @@ export function createMemoryStorage(options: MemoryStorageOptions = {}): RunStor
     return streamsOf(false).get(streamId);
   }
 
-  // An async generator checks its arguments when iteration starts and fixes the head there;
-  // in memory there is nothing to await.
-  // eslint-disable-next-line @typescript-eslint/require-await
-  async function* read(streamId: string, readOptions: ReadOptions = {}): AsyncGenerator<StoredEvent> {
-    const after = readOptions.after ?? 0;
-    assertRevision(after, 'after');
-    const found = stream(streamId);
-    if (found === undefined) return;
-    // Streams only grow, so the length now is the head this read stops at.
-    const head = found.length;
-    for (let revision = after + 1; revision <= head; revision++) {
-      assertOpen();
-      yield found.at(revision);
-    }
+  // Checks its arguments when iteration starts and fixes the head there (see `memoryRead`).
+  function read(streamId: string, readOptions: ReadOptions = {}): AsyncGenerator<StoredEvent> {
+    return memoryRead({
+      start: () => {
+        const after = readOptions.after ?? 0;
+        assertRevision(after, 'after');
+        const found = stream(streamId);
+        // Streams only grow, so the length now is the head this read stops at.
+        return { first: after + 1, head: found?.length ?? 0, at: (revision) => found!.at(revision) };
+      },
+      assertOpen,
+    });
   }
 
   async function append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number> {
