@@ -1,4 +1,4 @@
-import { assertJson, canonicalJson, deepFreezeJson, freezeJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, deepFreezeJson, freezeJson, parseFrozenJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
 import type { FrozenJson } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
@@ -207,6 +207,17 @@ export function assertNewEventEnvelope(value: unknown, where: string): asserts v
 export function readStoredEvent(value: unknown, expected?: { streamId: string; revision: number }): StoredEvent {
   checkStoredEvent(value, expected, true);
   return value as StoredEvent;
+}
+
+/**
+ * `readStoredEvent(JSON.parse(text), expected)`, cheaper: `parseFrozenJson` freezes, in the
+ * same pass that proves it JSON, what it can prove of the parsed value, which the walk of
+ * `readStoredEvent` then takes as checked (the envelope is checked as before, and anything not
+ * proven is walked in full, with the same error). A SyntaxError from a text that is not JSON
+ * passes through.
+ */
+export function parseStoredEvent(text: string, expected?: { streamId: string; revision: number }): StoredEvent {
+  return readStoredEvent(parseFrozenJson(text), expected);
 }
 
 /**
