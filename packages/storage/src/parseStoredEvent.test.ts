@@ -3,7 +3,7 @@ import type { Json } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '@roundtable/test-utils';
-import { decodeStoredEventRow, parseStoredEvent, prepareAppend, readStoredEvent, resolveStorageOptions } from './index.js';
+import { decodeStoredEventRow, isStreamId, parseStoredEvent, prepareAppend, readStoredEvent, resolveStorageOptions } from './index.js';
 
 const expected = { streamId: 's', revision: 1 };
 
@@ -59,5 +59,13 @@ describe('parseStoredEvent and the reads built on it', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('isStreamId remembers the last stream id it accepted, and still refuses every other value', () => {
+    expect(isStreamId('run-1')).toBe(true);
+    expect(isStreamId('run-1')).toBe(true);
+    for (const bad of [' run-1', 'run 1', '', '-run', 'r'.repeat(129), { toString: () => 'run-1' }, ['run-1'], null]) expect(isStreamId(bad)).toBe(false);
+    expect(isStreamId('run-1')).toBe(true);
+    expect(() => parseStoredEvent(storedText({ n: 1 }).replace('"streamId":"s"', '"streamId":"s s"'), expected)).toThrow(/invalid streamId/);
   });
 });

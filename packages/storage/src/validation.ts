@@ -14,8 +14,14 @@ function invalid(message: string, details: Record<string, unknown> = {}): Storag
 
 /** True when `value` is a stream id: `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. */
 export function isStreamId(value: unknown): value is string {
-  return typeof value === 'string' && STREAM_ID.test(value);
+  if (value === lastStreamId) return true;
+  if (typeof value !== 'string' || !STREAM_ID.test(value)) return false;
+  lastStreamId = value;
+  return true;
 }
+
+/** The last stream id `isStreamId` accepted (a string is immutable: one that matched once always does): every event a read checks has the same. */
+let lastStreamId = 'a';
 
 export function assertStreamId(value: unknown): asserts value is string {
   if (!isStreamId(value)) throw invalid(`Stream id ${JSON.stringify(value)} must match ${STREAM_ID.source}.`, { field: 'streamId' });
@@ -75,9 +81,14 @@ function isValidTimestamp(value: unknown): value is string {
   return day <= days && digits(value, 11, 13) < 24 && digits(value, 14, 16) < 60 && digits(value, 17, 19) < 60;
 }
 
+// eslint-disable-next-line @typescript-eslint/unbound-method -- always called with .call
+const { hasOwnProperty } = Object.prototype;
+
 function hasExactKeys(value: object, keys: readonly string[]): boolean {
-  const own = Object.keys(value);
-  return own.length === keys.length && keys.every((key) => Object.prototype.hasOwnProperty.call(value, key));
+  if (Object.keys(value).length !== keys.length) return false;
+  // A loop, not `every`: this runs once per event read.
+  for (let i = 0; i < keys.length; i++) if (!hasOwnProperty.call(value, keys[i]!)) return false;
+  return true;
 }
 
 /**
