@@ -13,6 +13,7 @@ export { isWellFormedString } from './isWellFormedString.js';
 export { canonicalJson } from './canonicalJson.js';
 export { copyFrozenJson } from './copyFrozenJson.js';
 export { deepFreezeJson } from './deepFreezeJson.js';
+export { parseFrozenJson } from './parseFrozenJson.js';
 export { freezeJson } from './freezeJson.js';
 export type { FrozenJson } from './freezeJson.js';
 export { freezeJsonFields } from './freezeJsonFields.js';

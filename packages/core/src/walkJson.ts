@@ -528,3 +528,48 @@ export function walkFields(keys: readonly string[], values: readonly unknown[]):
     idle = walker;
   }
 }
+
+/** Whether every object of the value `freezeParsed` last proved lists its keys in canonical order. */
+let parsedOrdered = true;
+
+/**
+ * Deep-freezes in place, and remembers as checked, what it can prove JSON of `value`, a value
+ * `JSON.parse` just made from a well-formed text with no `\uD800`–`\uDFFF` escape (the caller's
+ * proof; nothing else may hold the value). Such a value is JSON by construction but for two
+ * rules, which are checked here: its plain objects, dense arrays, data properties, strings
+ * (each a well-formed stretch of the text or an escape of a non-surrogate), booleans and nulls
+ * are, and no value is shared or cyclic; but a number may be infinite (`1e999`) and the nesting
+ * may be too deep. So no prototype, symbol, descriptor, cycle or string is inspected. Returns
+ * the height, or -1 when a container at `depth` or inside it is not proven JSON: that container
+ * and those around it are then left unfrozen and unremembered (the parts proven before stay
+ * frozen and remembered, as JSON they are), for the full walk to check and report.
+ */
+export function freezeParsed(value: unknown, depth: number): number {
+  parsedOrdered = true;
+  if (typeof value !== 'object' || value === null) return typeof value === 'number' && !Number.isFinite(value) ? -1 : 0;
+  if (depth >= MAX_JSON_DEPTH) return -1;
+  let height = 0;
+  let ordered = true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child = freezeParsed(value[i], depth + 1);
+      if (child < 0) return -1;
+      if (child > height) height = child;
+      ordered &&= parsedOrdered;
+    }
+  } else {
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object);
+    for (let index = 0; index < keys.length; index++) {
+      const child = freezeParsed(object[keys[index]!], depth + 1);
+      if (child < 0) return -1;
+      if (child > height) height = child;
+      ordered &&= parsedOrdered;
+    }
+    ordered &&= inOrder(keys);
+  }
+  remember(value, markOf(height + 1, ordered, -1));
+  freeze(value);
+  parsedOrdered = ordered;
+  return height + 1;
+}

@@ -1,4 +1,4 @@
-import { corruptStream, isStorageError, readStoredEvent } from '@roundtable/storage';
+import { corruptStream, isStorageError, parseStoredEvent } from '@roundtable/storage';
 import type { StoredEvent } from '@roundtable/storage';
 import { readFileSync } from './safeFs.js';
 import { sha256Hex } from './sha256Hex.js';
@@ -144,7 +144,7 @@ export function batchEvents(streamId: string, batch: CheckedBatch, label = batch
   return batch.texts.map((line, index): StoredEvent => {
     const revision = batch.first + index;
     try {
-      return readStoredEvent(JSON.parse(line), { streamId, revision });
+      return parseStoredEvent(line, { streamId, revision });
     } catch (error) {
       if (isStorageError(error, 'UNSUPPORTED_ENVELOPE_VERSION')) throw error;
       const reason = error instanceof Error ? error.message : String(error);

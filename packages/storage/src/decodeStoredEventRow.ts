@@ -1,3 +1,4 @@
+import { parseFrozenJson } from '@roundtable/core';
 import { corruptStream, isStorageError } from './errors.js';
 import type { StoredEvent } from './events.js';
 import { readStoredEvent } from './validation.js';
@@ -17,7 +18,7 @@ export interface StoredEventRow {
 
 function parseBody(body: string, streamId: string, revision: number): unknown {
   try {
-    return JSON.parse(body);
+    return parseFrozenJson(body);
   } catch (error) {
     throw corruptStream(streamId, `revision ${revision} is not JSON.`, error);
   }
