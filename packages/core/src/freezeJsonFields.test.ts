@@ -53,6 +53,25 @@ describe('freezeJsonFields: freezeJson of an object made of the keys and values,
     expect(() => freezeJsonFields([1 as unknown as string], [1])).toThrow(/not a string/);
   });
 
+  it('makes a plain, frozen, marked object whatever the number of keys (four and more get a roomier object of the same kind)', () => {
+    for (let count = 0; count <= 9; count++) {
+      const keys = Array.from({ length: count }, (_, index) => (index === 2 ? '__proto__' : `k${index}`));
+      const values = keys.map((_, index) => index);
+      const { value } = freezeJsonFields(keys, values);
+      const object = value as Record<string, unknown>;
+      expect(Object.getPrototypeOf(object)).toBe(Object.prototype);
+      expect(object.constructor).toBe(Object);
+      expect(Object.prototype.toString.call(object)).toBe('[object Object]');
+      expect(Object.isFrozen(object)).toBe(true);
+      expect(Object.getOwnPropertySymbols(object)).toEqual([]);
+      expect(object).toStrictEqual(JSON.parse(canonicalJson(objectOf(keys, values))));
+      // Marked as verified: freezeJson shares it rather than copying it.
+      expect(freezeJson(object).value).toBe(object);
+      expect(freezeJson({ wrapped: object }).value).toStrictEqual({ wrapped: object });
+      expect((freezeJson({ wrapped: object }).value as { wrapped: unknown }).wrapped).toBe(object);
+    }
+  });
+
   it('keeps the nesting limit and the error paths of the values', () => {
     const deep = copyFrozenJson(nest(MAX_JSON_DEPTH - 1) as Json);
     expect(jsonHeight(freezeJsonFields(['a'], [deep]).value)).toBe(MAX_JSON_DEPTH);

@@ -95,6 +95,38 @@ describe('the seed conversation', () => {
   });
 });
 
+describe('event ids from newId', () => {
+  // The executor builds its events with the storage's `checkedNewEvent`: an id that is not an
+  // identifier must leave the event unchecked, so the usual checks refuse it.
+  const idsWithBadAt = (bad: number) => {
+    const { clock } = deterministic();
+    let n = 0;
+    return { clock, newId: () => (++n === bad ? ' not an identifier' : `e-${n}`) };
+  };
+
+  it('refuses a bad id in the first append: INVALID_STORED_VALUE, nothing written', async () => {
+    const storage = createMemoryStorage();
+    const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage, nodes: seedNodes, ...idsWithBadAt(1) });
+    expect((await rejection(executor.run())).code).toBe('INVALID_STORED_VALUE');
+    expect(await storage.head(RUN)).toBe(0);
+  });
+
+  it('records an outcome whose id is bad as the failure it cannot be recorded as, naming the field', async () => {
+    const storage = createMemoryStorage();
+    // 1 run-started, 2 dispatched, 3 attempt-started, 4 the writer's outcome.
+    const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage, nodes: seedNodes, ...idsWithBadAt(4) });
+    await executor.run();
+    const events = await readAll(storage, RUN);
+    expect(events.every((event) => event.eventId !== ' not an identifier')).toBe(true);
+    const outcome = events[3]!;
+    expect(outcome.type === 'graph:node-failed' || outcome.type === 'graph:node-retried').toBe(true);
+    const payload = outcome.payload as { code: string; message: string };
+    expect(payload.code).toBe('RESULT_INVALID');
+    expect(payload.message).toContain("The attempt's outcome cannot be recorded");
+    expect(payload.message).toContain('eventId must be an identifier');
+  });
+});
+
 describe('team semantics through the executor', () => {
   it('queues a fresh turn for a mention that arrives while its member runs', async () => {
     const definition = seedTeam({ maxTurnsPerMember: 3 });

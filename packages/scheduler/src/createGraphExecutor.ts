@@ -3,7 +3,7 @@ import { JsonValueError, canonicalJson, freezeJsonFields, isRoundtableError } fr
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, foldStream, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
-import { assertNewEvent, assertStreamId, isStorageError } from '@roundtable/storage';
+import { assertNewEvent, assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
 import type { NewEvent, RunStorage, StorageErrorCode } from '@roundtable/storage';
 import type { Tracer } from '@opentelemetry/api';
 import { AttemptFailureCodes, runAttempt } from './attemptOutcome.js';
@@ -485,20 +485,14 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   }
 
   /**
-   * A new event, frozen: the check an outcome gets before it is written (`assertNewEvent` in
-   * `unrecordable`) then also stands for the storage's envelope check, which a frozen event
-   * accepted once need not repeat.
+   * A new event, frozen, built by the storage's `checkedNewEvent`: its envelope (fields, keys,
+   * data properties) is checked once, from the values, and neither the check an outcome gets
+   * before it is written (`assertNewEvent` in `unrecordable`) nor the storage's preflight
+   * reflects on it again; both still check its payload. An id from `newId` that is not an
+   * identifier leaves the event unchecked, refused by those checks as before.
    */
   #event(type: string, payload: Json, causationId: string | null): NewEvent {
-    return Object.freeze({
-      eventId: this.#newId(),
-      type,
-      version: 1,
-      timestamp: this.#timestamp(),
-      correlationId: this.runId,
-      causationId,
-      payload,
-    });
+    return checkedNewEvent(this.#newId(), type, 1, this.#timestamp(), this.runId, causationId, payload);
   }
 
   /** The clock's reading as `YYYY-MM-DDTHH:MM:SS.mmmZ` (an invalid date throws RangeError, as before). */

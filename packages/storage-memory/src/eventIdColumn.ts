@@ -125,6 +125,21 @@ export class EventIdColumn {
   /** The index of `id`, or -1 when the column does not hold it. */
   indexOf(id: string): number {
     for (let slot = 0; slot < RECENT_IDS; slot++) if (this.#recentIds[slot] === id) return this.#recentIndexes[slot]!;
+    return this.#find(id);
+  }
+
+  /**
+   * Whether the column holds `id`, from the table alone: every id pushed is in the table, and
+   * the ring of recent ids only finds a causation id (usually one of them, the very same
+   * string) without packing and hashing it. A new event's id is in neither, so the ring's eight
+   * string comparisons (time-ordered ids share their first dozen characters) would only be lost.
+   */
+  has(id: string): boolean {
+    return this.#find(id) !== -1;
+  }
+
+  /** The index of `id` in the table, or -1. */
+  #find(id: string): number {
     const uuid = packUuid(id, this.#probe, 0);
     const probe = this.#probeWords;
     const table = this.#table;

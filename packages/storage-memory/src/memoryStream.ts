@@ -56,7 +56,7 @@ export class MemoryStream {
 
   /** True when an event of the stream has this id. */
   hasEventId(eventId: string): boolean {
-    return this.#ids.indexOf(eventId) !== -1;
+    return this.#ids.has(eventId);
   }
 
   push(event: StoredEvent): void {

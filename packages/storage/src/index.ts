@@ -4,7 +4,7 @@ export { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js
 export type { NewEvent, StoredEvent } from './events.js';
 export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
 export type { ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
-export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, isStreamId, parseStoredEvent, readStoredEvent } from './validation.js';
+export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, checkedNewEvent, isStreamId, parseStoredEvent, readStoredEvent } from './validation.js';
 export { corruptStream, duplicateEventId, revisionConflict } from './errors.js';
 export { MIN_KNOWN_SECRET_LENGTH, resolveStorageOptions } from './resolveStorageOptions.js';
 export type { StorageConfig } from './resolveStorageOptions.js';

@@ -1,5 +1,5 @@
 import { assertJson, canonicalJson, deepFreezeJson, freezeJson, parseFrozenJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
-import type { FrozenJson } from '@roundtable/core';
+import type { FrozenJson, Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
@@ -156,6 +156,55 @@ export function frozenPayload(payload: unknown, where: string): FrozenJson {
   }
 }
 
+/** Returns the object it is given, so that `BuiltChecked`'s constructor can stamp a private field on a plain object. */
+class Returning {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+/**
+ * Events `checkedNewEvent` built from fields it accepted, stamped with a private field
+ * (invisible to every reflection API and to JSON) before being frozen: cheaper to add and to ask
+ * about than a WeakSet entry, and forgotten with the event.
+ */
+class BuiltChecked extends Returning {
+  readonly #built = true;
+  static has(target: object): boolean {
+    return #built in target;
+  }
+  /** Stamps `target` and returns it (used, so that no bundler drops the constructor call as pure). */
+  static stamp<T extends object>(target: T): T {
+    return new BuiltChecked(target) as unknown as T;
+  }
+}
+
+/**
+ * A new event built from its fields, frozen, its envelope checked and so not checked again by
+ * `assertNewEvent` or an append's preflight (`prepareAppend`), which still check its payload.
+ * What reflection would verify on an event someone else built (a plain object, exactly the
+ * `NEW_EVENT_KEYS` fields, each an enumerable data property) holds here by construction: the
+ * object is this function's own literal, frozen before it is returned. Only the fields' values
+ * are checked, as `assertNewEvent` checks them; fields that fail are not reported here: the
+ * event is returned unchecked, and whoever checks it later refuses it as before, with the same
+ * error. A writer that builds several events a turn (the scheduler) saves the reflection and its
+ * garbage (a property descriptor per field, about 450 bytes an event).
+ */
+export function checkedNewEvent(eventId: string, type: string, version: number, timestamp: string, correlationId: string, causationId: string | null, payload: Json): NewEvent {
+  const event = { eventId, type, version, timestamp, correlationId, causationId, payload };
+  return Object.freeze(eventFieldsAccepted(event) ? BuiltChecked.stamp(event) : event);
+}
+
+function eventFieldsAccepted(event: Record<string, unknown>): boolean {
+  try {
+    assertEventFields(event, 'event', false);
+    return true;
+  } catch (error) {
+    if (isRoundtableError(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * Frozen events whose envelope `assertNewEvent` accepted. A frozen object's own properties, keys
  * and prototype can never change, and every envelope check is a function of those alone, so the
@@ -167,11 +216,16 @@ const checkedEnvelopes = new WeakSet<object>();
 
 /** True when `value` is a frozen event whose envelope `assertNewEvent` accepted. */
 export function isCheckedEnvelope(value: unknown): value is NewEvent {
-  return typeof value === 'object' && value !== null && checkedEnvelopes.has(value);
+  return typeof value === 'object' && value !== null && (BuiltChecked.has(value) || checkedEnvelopes.has(value));
 }
 
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
+  // An event `checkedNewEvent` built and accepted cannot have changed since (proven redundant).
+  if (typeof value === 'object' && value !== null && BuiltChecked.has(value)) {
+    payloadText((value as NewEvent).payload, where, false);
+    return;
+  }
   assertNewEventEnvelope(value, where);
   payloadText(value.payload, where, false);
   if (Object.isFrozen(value)) checkedEnvelopes.add(value);
