@@ -17,6 +17,8 @@ export { parseFrozenJson } from './parseFrozenJson.js';
 export { freezeJson } from './freezeJson.js';
 export type { FrozenJson } from './freezeJson.js';
 export { freezeJsonFields } from './freezeJsonFields.js';
+export { privateMark } from './privateMark.js';
+export type { PrivateMark } from './privateMark.js';
 export { digest } from './digest.js';
 export type { Digest } from './digest.js';
 export { sha256Hex } from './sha256Hex.js';

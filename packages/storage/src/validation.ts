@@ -1,4 +1,4 @@
-import { assertJson, canonicalJson, deepFreezeJson, freezeJson, parseFrozenJson, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, deepFreezeJson, freezeJson, parseFrozenJson, privateMark, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
 import type { FrozenJson, Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
@@ -156,28 +156,11 @@ export function frozenPayload(payload: unknown, where: string): FrozenJson {
   }
 }
 
-/** Returns the object it is given, so that `BuiltChecked`'s constructor can stamp a private field on a plain object. */
-class Returning {
-  constructor(target: object) {
-    return target;
-  }
-}
-
 /**
- * Events `checkedNewEvent` built from fields it accepted, stamped with a private field
- * (invisible to every reflection API and to JSON) before being frozen: cheaper to add and to ask
- * about than a WeakSet entry, and forgotten with the event.
+ * Events `checkedNewEvent` built from fields it accepted, marked before being frozen (core's
+ * `privateMark`: invisible to reflection and JSON, forgotten with the event).
  */
-class BuiltChecked extends Returning {
-  readonly #built = true;
-  static has(target: object): boolean {
-    return #built in target;
-  }
-  /** Stamps `target` and returns it (used, so that no bundler drops the constructor call as pure). */
-  static stamp<T extends object>(target: T): T {
-    return new BuiltChecked(target) as unknown as T;
-  }
-}
+const builtChecked = privateMark();
 
 /**
  * A new event built from its fields, frozen, its envelope checked and so not checked again by
@@ -192,7 +175,7 @@ class BuiltChecked extends Returning {
  */
 export function checkedNewEvent(eventId: string, type: string, version: number, timestamp: string, correlationId: string, causationId: string | null, payload: Json): NewEvent {
   const event = { eventId, type, version, timestamp, correlationId, causationId, payload };
-  return Object.freeze(eventFieldsAccepted(event) ? BuiltChecked.stamp(event) : event);
+  return Object.freeze(eventFieldsAccepted(event) ? builtChecked.add(event) : event);
 }
 
 function eventFieldsAccepted(event: Record<string, unknown>): boolean {
@@ -216,13 +199,13 @@ const checkedEnvelopes = new WeakSet<object>();
 
 /** True when `value` is a frozen event whose envelope `assertNewEvent` accepted. */
 export function isCheckedEnvelope(value: unknown): value is NewEvent {
-  return typeof value === 'object' && value !== null && (BuiltChecked.has(value) || checkedEnvelopes.has(value));
+  return typeof value === 'object' && value !== null && (builtChecked.has(value) || checkedEnvelopes.has(value));
 }
 
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
   // An event `checkedNewEvent` built and accepted cannot have changed since (proven redundant).
-  if (typeof value === 'object' && value !== null && BuiltChecked.has(value)) {
+  if (builtChecked.has(value)) {
     payloadText((value as NewEvent).payload, where, false);
     return;
   }
