@@ -2,7 +2,8 @@
 // TypeScript), then waits for a storage directory on stdin, so the parent can start the next
 // worker while the current one runs. Then it appends batches of 1–5 events round-robin to three
 // streams as fast as it can, printing `ok <streamId> <batch key>` after each append resolves,
-// until the parent kills it with SIGKILL. It packs batch files into segments every few appends.
+// until the parent kills it with SIGKILL (which it does after a number of those lines, not
+// after a time). It packs batch files into segments every `segmentBatches` appends per stream.
 import { pathToFileURL } from 'node:url';
 
 const [entry = '', segmentBatches = '4'] = process.argv.slice(2);
@@ -20,7 +21,7 @@ const directory = await new Promise((resolve) => {
   });
 });
 
-// Packing every few batches, so kills also land in the middle of packing.
+// Packing every few batches (the parent passes how many), so kills also land in the middle of packing.
 const storage = createFsStorage({ directory, segmentBatches: Number(segmentBatches) });
 const streams = ['crash-a', 'crash-b', 'Crash-C'];
 const bulk = 'x'.repeat(64 * 1024);

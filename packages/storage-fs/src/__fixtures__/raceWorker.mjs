@@ -1,6 +1,7 @@
-// A child process for the cross-process race test. For each round the parent sends, it reads
-// the head, then appends a batch at the revision the parent names, and reports the outcome.
-// It imports the built package: child processes cannot load TypeScript.
+// A child process for the cross-process race test. Each round comes in two messages: on `read`
+// it reads the head and reports it; on `append` (sent to both workers only once both have read)
+// it appends a batch at the revision the parent names and reports the outcome. It imports the
+// built package: child processes cannot load TypeScript.
 import { pathToFileURL } from 'node:url';
 
 const [entry = '', directory = '', name = '', batchSizeText = '3', segmentBatchesText = '256'] = process.argv.slice(2);
@@ -29,14 +30,17 @@ function batch(round) {
 }
 
 process.on('message', (/** @type {unknown} */ message) => {
-  const { round, expected } = /** @type {{ round: number, expected: number }} */ (message);
+  const { step, round, expected } = /** @type {{ step: 'read' | 'append', round: number, expected: number }} */ (message);
   void (async () => {
-    const head = await storage.head('race');
+    if (step === 'read') {
+      process.send?.({ round, head: await storage.head('race') });
+      return;
+    }
     try {
       await storage.append('race', expected, batch(round));
-      process.send?.({ round, head, outcome: 'win' });
+      process.send?.({ round, outcome: 'win' });
     } catch (error) {
-      process.send?.({ round, head, outcome: codeOf(error) });
+      process.send?.({ round, outcome: codeOf(error) });
     }
   })();
 });
