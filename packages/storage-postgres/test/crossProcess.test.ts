@@ -3,6 +3,8 @@ import { raceTwoProcesses } from '@roundtable/test-utils/harness';
 import { createPostgresStorage } from '../src/index.js';
 import { FULL, childProcessDatabase, forkFixture } from './helpers.js';
 
+// 1,000 rounds in the long form (FAULT_SCALE=full, `pnpm test:faults`), 200 by default (more,
+// up to four times as many, if one process has won none by then).
 const ROUNDS = FULL ? 1000 : 200;
 const FREE_FOR_ALL = FULL ? 300 : 100;
 
@@ -17,5 +19,5 @@ describe('two processes on one database', () => {
       children,
       open: () => createPostgresStorage({ connectionString: database().url }),
     });
-  });
+  }, ROUNDS * 600);
 });

@@ -1,26 +1,46 @@
+import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { FULL } from '@roundtable/test-utils';
 import { killWritersMidAppend } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
+import { COMMITS_PER_CHECKPOINT } from '../src/walCheckpointer.js';
 import { childProcessScratch, forkFixture } from './helpers.js';
 
 const { children, directory } = childProcessScratch();
 
 const KILLS = FULL ? 100 : 12;
 
-// crash.test.ts kills writers 5–40 ms after they are ready, mostly before an instance has
-// committed often enough to start its checkpoint worker; these writers live 150–600 ms, long
-// enough to start it and to be killed while background checkpoints copy the WAL.
+const synchronousOf = (round: number) => (round % 2 === 0 ? 'full' : 'normal');
+
+// crash.test.ts kills most writers before an instance has committed often enough to start its
+// checkpoint worker. Here every NORMAL writer is killed only once it has reported at least
+// COMMITS_PER_CHECKPOINT commits, so it has always started its worker and asked it for a
+// checkpoint, and at most 8 times that many, while the worker goes on checkpointing (it is
+// asked again at the first commit after each checkpoint, once that many more have been made).
+// The kill is set by the writer's progress, not by a delay that a loaded machine may not fill.
+// The FULL writers beside them (no worker: SQLite's own checkpoints) make 20–80 commits.
+function commitsBeforeKill(round: number): number {
+  return synchronousOf(round) === 'normal' ? randomInt(COMMITS_PER_CHECKPOINT, 8 * COMMITS_PER_CHECKPOINT + 1) : randomInt(20, 81);
+}
+
 it(`survives ${KILLS} SIGKILLs of writers whose background checkpoints are running: every batch whole, nothing acknowledged lost`, async () => {
   const filename = join(directory(), 'runs.db');
+  let awaited = 0;
   const acknowledged = await killWritersMidAppend({
     kills: KILLS,
-    fork: (name, streams, round) => forkFixture('crashWorker.mjs', [filename, name, streams, round % 2 === 0 ? 'full' : 'normal']),
+    fork: (name, streams, round) => forkFixture('crashWorker.mjs', [filename, name, streams, synchronousOf(round)]),
     children,
     open: () => createSqliteStorage({ filename }),
     freshInstancePerCheck: true,
-    killDelayMs: { min: 150, max: 600 },
+    commitsBeforeKill: (round) => {
+      const commits = commitsBeforeKill(round);
+      awaited += commits;
+      return commits;
+    },
+    jitterMs: 5,
   });
-  expect(acknowledged).toBeGreaterThan(0);
-}, KILLS * 5_000);
+  // Each writer reported its commits before its kill, so at least these were acknowledged.
+  expect(awaited).toBeGreaterThanOrEqual((KILLS / 2) * COMMITS_PER_CHECKPOINT);
+  expect(acknowledged).toBeGreaterThanOrEqual(awaited);
+}, KILLS * 10_000);

@@ -13,6 +13,7 @@ export interface AppendingStorage {
 
 /** A race command, sent by the parent over IPC. */
 export type RaceCommand =
+  | { readonly type: 'head'; readonly streamId: string }
   | { readonly type: 'append'; readonly streamId: string; readonly expectedRevision: number; readonly eventId: string }
   | { readonly type: 'free-for-all'; readonly streamId: string; readonly count: number }
   | { readonly type: 'close' };
@@ -47,6 +48,7 @@ export async function appendAtHead(storage: AppendingStorage, streamId: string, 
 
 /**
  * Serves the cross-process race (see `raceTwoProcesses`) over IPC; sends `{ type: 'ready' }`.
+ *   { type: 'head', streamId } → { type: 'head', head } or { type: 'head', code }
  *   { type: 'append', streamId, expectedRevision, eventId } → { type: 'result', eventId, head } or { type: 'result', eventId, code }
  *   { type: 'free-for-all', streamId, count } appends `count` events, retrying conflicts → { type: 'done', conflicts }
  *   { type: 'close' } closes the storage and the IPC channel.
@@ -61,13 +63,21 @@ export function serveRaceCommands(storage: AppendingStorage, name: string): void
       send({ type: 'result', eventId, code: errorCode(error) });
     }
   };
+  const readHead = async ({ streamId }: { streamId: string }) => {
+    try {
+      send({ type: 'head', head: await storage.head(streamId) });
+    } catch (error) {
+      send({ type: 'head', code: errorCode(error) });
+    }
+  };
   const freeForAll = async ({ streamId, count }: { streamId: string; count: number }) => {
     let conflicts = 0;
     for (let i = 0; i < count; i++) conflicts += (await appendAtHead(storage, streamId, [event(`${name}-free-${i}`)])).conflicts;
     send({ type: 'done', conflicts });
   };
   process.on('message', (message: RaceCommand) => {
-    if (message.type === 'append') void appendOnce(message);
+    if (message.type === 'head') void readHead(message);
+    else if (message.type === 'append') void appendOnce(message);
     else if (message.type === 'free-for-all') void freeForAll(message);
     else void storage.close().then(() => process.disconnect());
   });
