@@ -93,7 +93,9 @@ describe('followTeamRooms', () => {
     const inode = (await lstat(reviewPath)).ino;
 
     turns[0]!.open();
-    await eventually(async () => (await readFile(reviewPath, 'utf8')).length > 0, 'the first line');
+    // The turn's lines go to the review file, then to the notes file: wait for the last one, not
+    // for the first and then read the other while the follower may still be writing it.
+    await eventually(async () => (await readFile(notesPath, 'utf8')).length > 0, 'the first lines');
     expect(await readFile(reviewPath, 'utf8')).toBe('writer [team/writer/1/0] @reviewer: Please review.\n');
     expect(await readFile(notesPath, 'utf8')).toBe('writer [team/writer/1/1]: note to self\n');
     // Appended in place (what `tail -f` needs), not replaced.

@@ -1,52 +1,36 @@
-import { spawn } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastJsonLine, runKillable } from '@roundtable/test-utils';
 import { scratchRepository } from './__fixtures__/scratchRepository.js';
 import type { ScratchRepository } from './__fixtures__/scratchRepository.js';
 
 // Real child processes running a team job on a real repository and an fs record, killed with
-// SIGKILL at random points; a fresh process resumes until the job ends. The result must equal
-// an uninterrupted run's (same commits, by id), no agent may run after its outcome is recorded,
-// and no branch may hold a duplicate commit. FAULT_SCALE=full is the long form.
+// SIGKILL at random points of the job's progress; a fresh process resumes until the job ends.
+// The result must equal an uninterrupted run's (same commits, by id), no agent may run after its
+// outcome is recorded, and no branch may hold a duplicate commit. FAULT_SCALE=full is the long form.
+//
+// A worker kills itself at a progress point it is given (see the fixture), never after a delay:
+// a timed kill lands elsewhere in the job (or after its end) when the machine is slower or
+// faster than the reference run was, so what the kills reach would depend on speed. The first
+// process of each job dies at a point aimed, in turn, at a state the suite is for (an agent
+// killed mid-run, which must run again; an agent's work committed but its outcome not recorded,
+// which must be read back from the commit) or anywhere; the resumed processes of a job die at a
+// random count of their points, or finish. The suite goes on until it has KILLS kills and has
+// covered both states, which the first two jobs do on any machine: MAX_KILLS only bounds a
+// broken cover, and then the test fails naming the state never reached.
 
 const WORKER = fileURLToPath(new URL('./__fixtures__/jobWorker.mjs', import.meta.url));
 const KILLS = process.env.FAULT_SCALE === 'full' ? 60 : 6;
+const MAX_KILLS = 4 * KILLS;
 const AGENTS = ['alpha', 'beta', 'gamma'];
 
-interface WorkerExit {
-  stdout: string;
-  killed: boolean;
-  /** Milliseconds from "ready" to exit (only to pick kill points in the job's span). */
-  span: number;
-}
-
-function worker(args: string[], killAfterMs?: number): Promise<WorkerExit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WORKER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let ready = 0;
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (ready === 0 && stdout.startsWith('ready\n')) {
-        ready = Date.now();
-        if (killAfterMs !== undefined) setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (signal === null && code !== 0) reject(new Error(`worker failed (${code}): ${stderr}`));
-      else resolve({ stdout, killed: signal === 'SIGKILL', span: Date.now() - ready });
-    });
-  });
-}
-
-const lastLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as unknown;
+const worker = (args: string[]) => runKillable(WORKER, args);
+const pointsOf = (stdout: string) => stdout.split('\n').flatMap((line) => (line.startsWith('point ') ? [line.slice('point '.length)] : []));
+const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
 
 /** Every branch's commits since the start commit (subjects), to find duplicates. */
 async function branchCommits(repo: ScratchRepository, start: string): Promise<Record<string, string[]>> {
@@ -57,14 +41,14 @@ async function branchCommits(repo: ScratchRepository, start: string): Promise<Re
 }
 
 let scratch: string;
-let reference: { result: Record<string, unknown>; span: number; commits: Record<string, string[]> };
+let reference: { result: Record<string, unknown>; points: string[]; commits: Record<string, string[]> };
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'team-crash-'));
   const repo = await scratchRepository();
   try {
     const exit = await worker(['run', repo.dir, join(scratch, 'reference-store'), join(scratch, 'reference.log')]);
-    const result = lastLine(exit.stdout) as Record<string, unknown>;
-    reference = { result, span: exit.span, commits: await branchCommits(repo, result.startCommit as string) };
+    const result = lastJsonLine<Record<string, unknown>>(exit.stdout);
+    reference = { result, points: pointsOf(exit.stdout), commits: await branchCommits(repo, result.startCommit as string) };
   } finally {
     await repo.remove();
   }
@@ -84,27 +68,39 @@ describe('a team job killed with SIGKILL at random points', () => {
     let kills = 0;
     let jobs = 0;
     const seen = { reruns: 0, recovered: 0 };
-    while (kills < KILLS) {
+    const uncovered = () => [...(seen.reruns === 0 ? ['an agent run again after a kill mid-run'] : []), ...(seen.recovered === 0 ? ['an agent outcome recovered from its commit'] : [])];
+    // Where the first kill of each job lands, in turn (a fresh process passes every one of these points):
+    const aims = [
+      // in an agent's run, after its attempt started: the agent runs again;
+      reference.points.filter((point) => /^(alpha|beta|gamma) (started|wrote )/.test(point)),
+      // after an agent's work was committed, before its outcome was recorded: the outcome is read back from the commit;
+      reference.points.filter((point) => point.startsWith('before graph:node-completed agent/')),
+      // anywhere.
+      reference.points,
+    ];
+    for (const points of aims) expect(points.length).toBeGreaterThan(0);
+    while ((kills < KILLS || uncovered().length > 0) && kills < MAX_KILLS) {
+      const aimed = aims[jobs % aims.length]!;
       const repo = await scratchRepository();
       try {
         const before = { head: await repo.git(['rev-parse', 'HEAD']), status: await repo.git(['status', '--porcelain']) };
         const store = join(scratch, `store-${jobs}`);
         const log = join(scratch, `job-${jobs++}.log`);
         await writeFile(log, '');
-        let result: unknown;
-        for (;;) {
-          const exit = await worker(['run', repo.dir, store, log], Math.floor(Math.random() * (reference.span + 50)));
-          if (!exit.killed) {
-            result = lastLine(exit.stdout);
-            break;
-          }
+        // The first process dies at the aimed point; a resumed one at a random count of its points, or it finishes.
+        const aim = pick(aimed);
+        let exit = await worker(['run', repo.dir, store, log, aim]);
+        expect(exit.killed, `a fresh job's process passes "${aim}"`).toBe(true);
+        while (exit.killed) {
           kills++;
+          exit = await worker(['run', repo.dir, store, log, `#${1 + Math.floor(Math.random() * reference.points.length)}`]);
         }
+        const result = lastJsonLine(exit.stdout);
         expect(result).toEqual(reference.result);
         expect(await branchCommits(repo, before.head)).toEqual(reference.commits);
         expect({ head: await repo.git(['rev-parse', 'HEAD']), status: await repo.git(['status', '--porcelain']) }).toEqual(before);
 
-        const record = lastLine((await worker(['verify', store])).stdout) as { attempts: Record<string, number>; outcomes: Record<string, number>; recovered: number };
+        const record = lastJsonLine<{ attempts: Record<string, number>; outcomes: Record<string, number>; recovered: number }>((await worker(['verify', store])).stdout);
         seen.recovered += record.recovered;
         expect(Object.values(record.outcomes).every((count) => count === 1)).toBe(true);
         expect(Object.keys(record.outcomes).sort()).toEqual(['agent/alpha', 'agent/beta', 'agent/gamma', 'integration', 'review/first', 'review/second']);
@@ -121,7 +117,8 @@ describe('a team job killed with SIGKILL at random points', () => {
       }
     }
     expect(kills).toBeGreaterThanOrEqual(KILLS);
-    // What the kills hit, for the reader: agents run again after a kill mid-run, and outcomes read back from a commit.
+    // The kills reached what the suite is for: agents run again after a kill mid-run, and outcomes read back from a commit.
+    expect(uncovered(), `not covered within ${MAX_KILLS} kills`).toEqual([]);
     console.info(`team crash suite: ${kills} kills over ${jobs} jobs; ${seen.reruns} agent reruns of unrecorded attempts; ${seen.recovered} outcomes recovered from their commit`);
   }, 900_000);
 });

@@ -231,7 +231,9 @@ describe('team(config): two agents, integration', () => {
           stats.running++;
           stats.most = Math.max(stats.most, stats.running);
           // Wait until every agent that may run at once has started (or this is the last batch).
-          for (let spins = 0; spins < 200 && stats.running < Math.min(count, stats.limit ?? count); spins++) await new Promise((done) => setTimeout(done, 5));
+          // The bound (10 s or more) only keeps a broken limit from hanging: agents start as their
+          // worktrees are made, which a loaded machine slows, and `most` must not depend on that.
+          for (let spins = 0; spins < 2000 && stats.running < Math.min(count, stats.limit ?? count); spins++) await new Promise((done) => setTimeout(done, 5));
           await writeFile(join(workspace, `f${index}.txt`), `${index}\n`);
           stats.running--;
           return { status: 'pass', summary: 'done' };

@@ -152,12 +152,16 @@ describe('one pool', () => {
     const reference = await referenceRun(TURNS);
     let started = 0;
     let notify = () => {};
+    // Attempts are held until close() has begun, so it meets running attempts on any machine.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
     const nodes = workersTeamNodes({
       turns: TURNS,
       waitMs: 150,
       onAttempt: () => {
         started++;
         notify();
+        return released;
       },
     });
     const first = await pool({ nodes, concurrency: 4 });
@@ -165,7 +169,9 @@ describe('one pool', () => {
     const runIds = ['close-a', 'close-b', 'close-c'];
     await Promise.all(runIds.map((runId) => client.submitRun({ runId, graph })));
     await new Promise<void>((resolve) => (notify = () => started >= 2 && resolve()));
-    await first.close();
+    const closing = first.close();
+    release();
+    await closing;
     expect(first.stats().active).toBe(0);
     for (const runId of runIds) {
       for (const [position, counts] of await attemptCounts(storage, runId)) {

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { packageFixtures } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
@@ -5,6 +6,22 @@ import { childProcessDatabase as sharedChildProcessDatabase, postgresTestDatabas
 import type { RunStorage } from '@roundtable/storage';
 
 export { FULL, exited, nextMessage, rejection } from '@roundtable/test-utils';
+
+/** What a worker process sends as a member starts an attempt (see workerProcess.mjs). */
+export interface AttemptMessage {
+  readonly type: 'attempt';
+  readonly position: string;
+  readonly workerId: string;
+  /** The worker's count of its attempts: what `letAttemptGo` names. */
+  readonly attempt: number;
+}
+
+export const isAttempt = (message: unknown): message is AttemptMessage => typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'attempt';
+
+/** Lets a gated worker's attempt go on (see workerProcess.mjs); a worker already gone is ignored. */
+export function letAttemptGo(worker: ChildProcess, attempt: number): void {
+  if (worker.connected) worker.send({ type: 'go', attempt }, () => undefined);
+}
 
 /** A database of this test file's own. */
 export function testDatabase(prefix = 'workers'): Promise<TestDatabase> {

@@ -5,29 +5,42 @@ import { messageOfType as isType } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import type { WorkerStats } from '../src/index.js';
 import { workersTeamGraph } from './team.mjs';
-import { attemptCounts, childProcessDatabase, exited, forkFixture, nextMessage, referenceRun, savedMessages } from './helpers.js';
+import { attemptCounts, childProcessDatabase, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages } from './helpers.js';
+import type { AttemptMessage } from './helpers.js';
 
 // A worker frozen (SIGSTOP) in the middle of an attempt stops renewing its lease; another worker
 // takes the position over (attempt 2) and completes it. When the frozen worker thaws and its
 // member returns, its outcome is refused by the append at the expected revision: it writes nothing.
+// The frozen worker is gated (see workerProcess.mjs): its member waits for the test's go, so the
+// freeze lands inside the attempt and the member returns only after the takeover, on a machine
+// of any speed (a timed member could finish before the SIGSTOP arrived).
 
 const TURNS = 2;
 const { children, database } = childProcessDatabase('workers_lease');
 
 it('a worker whose lease was taken over is refused when it writes, and the run ends as if it had never run', async () => {
   const reference = await referenceRun(TURNS);
-  const options = JSON.stringify({ turns: TURNS, waitMs: 1500, concurrency: 1, leaseMs: 1000 });
-  const frozen = forkFixture('workerProcess.mjs', [database().url, 'frozen', options]);
+  const options = { turns: TURNS, waitMs: 100, concurrency: 1, leaseMs: 1000 };
+  const frozen = forkFixture('workerProcess.mjs', [database().url, 'frozen', JSON.stringify({ ...options, gated: true })]);
   children.push(frozen);
+  // The frozen worker's first attempt is held until the takeover is done; any later one goes on at once.
+  const held = new Promise<AttemptMessage>((resolve) => {
+    let first: AttemptMessage | null = null;
+    frozen.on('message', (message: unknown) => {
+      if (!isAttempt(message)) return;
+      if (first === null) resolve((first = message));
+      else letAttemptGo(frozen, message.attempt);
+    });
+  });
   await nextMessage(frozen, isType('ready'));
   const client = await createRunClient({ connectionString: database().url });
   const storage = createPostgresStorage({ connectionString: database().url });
   try {
     await client.submitRun({ runId: 'lease', graph: workersTeamGraph(TURNS) });
-    const { position } = await nextMessage(frozen, isType<{ type: 'attempt'; position: string }>('attempt'));
+    const { position, attempt } = await held;
     frozen.kill('SIGSTOP');
 
-    const rescuer = forkFixture('workerProcess.mjs', [database().url, 'rescuer', options]);
+    const rescuer = forkFixture('workerProcess.mjs', [database().url, 'rescuer', JSON.stringify(options)]);
     children.push(rescuer);
     await nextMessage(rescuer, isType('ready'));
     // Wait until the rescuer has completed the frozen worker's position.
@@ -40,6 +53,7 @@ it('a worker whose lease was taken over is refused when it writes, and the run e
     expect(taken.starts).toBe(2);
 
     frozen.kill('SIGCONT');
+    letAttemptGo(frozen, attempt);
     // The frozen worker's member returns now; let its write be tried and refused.
     let frozenStats: WorkerStats;
     for (;;) {

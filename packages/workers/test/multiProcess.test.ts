@@ -4,7 +4,12 @@ import { createPostgresStorage } from '@roundtable/storage-postgres';
 import { messageOfType as isType } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import { workersTeamGraph } from './team.mjs';
-import { attemptCounts, childProcessDatabase, exited, forkFixture, nextMessage, referenceRun, savedMessages } from './helpers.js';
+import { attemptCounts, childProcessDatabase, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages } from './helpers.js';
+
+// The workers are gated (see workerProcess.mjs) until each of them has started an attempt: the
+// test holds every attempt until then, so no worker can run all the work before a slower one
+// (on a loaded machine, one descheduled for a while) claims any, and "the work was spread over
+// all of them" holds on any machine. From then on every attempt goes on at once.
 
 const TURNS = 3;
 const RUNS = 50;
@@ -15,10 +20,14 @@ const { children, database } = childProcessDatabase('workers_multi');
 it(`${WORKERS} worker processes run ${RUNS} team runs to the single-process output, every position started exactly once`, async () => {
   const reference = await referenceRun(TURNS);
   const attemptsBy = new Map<string, string[]>();
+  const held: (() => void)[] = [];
   const workers = Array.from({ length: WORKERS }, (_, i) => {
-    const child = forkFixture('workerProcess.mjs', [database().url, `w${i}`, JSON.stringify({ turns: TURNS, waitMs: 20, concurrency: 4 })]);
-    child.on('message', (message: { type: string; position?: string; workerId?: string; runId?: string }) => {
-      if (message.type === 'attempt') attemptsBy.set(message.workerId!, [...(attemptsBy.get(message.workerId!) ?? []), message.position!]);
+    const child = forkFixture('workerProcess.mjs', [database().url, `w${i}`, JSON.stringify({ turns: TURNS, waitMs: 20, concurrency: 4, gated: true })]);
+    child.on('message', (message: unknown) => {
+      if (!isAttempt(message)) return;
+      attemptsBy.set(message.workerId, [...(attemptsBy.get(message.workerId) ?? []), message.position]);
+      held.push(() => letAttemptGo(child, message.attempt));
+      if (attemptsBy.size === WORKERS) for (const go of held.splice(0)) go();
     });
     children.push(child);
     return child;

@@ -26,7 +26,9 @@ export function workersTeamGraph(turns) {
 }
 
 /**
- * @param {{ turns: number; waitMs: number; retrySafe?: (member: string) => boolean; onAttempt?: (position: string) => void }} options
+ * `onAttempt` is called as an attempt starts; the attempt goes on once what it returns settles
+ * (a test's way to hold attempts until it has decided what happens to them).
+ * @param {{ turns: number; waitMs: number; retrySafe?: (member: string) => boolean; onAttempt?: (position: string) => void | Promise<void> }} options
  * @returns {Record<string, import('@roundtable/scheduler').NodeBinding>}
  */
 export function workersTeamNodes({ turns, waitMs, retrySafe = () => true, onAttempt }) {
@@ -37,7 +39,7 @@ export function workersTeamNodes({ turns, waitMs, retrySafe = () => true, onAtte
         retrySafe: retrySafe(self),
         /** @param {import('@roundtable/scheduler').NodeContext} ctx */
         run: async (ctx) => {
-          onAttempt?.(ctx.position);
+          await onAttempt?.(ctx.position);
           if (waitMs > 0) await sleep(waitMs);
           const input = /** @type {import('@roundtable/graph').TeamDispatchInput} */ (ctx.input);
           const turn = Number(ctx.position.split('/').at(-1));
