@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileGraph, teamGraphType } from '@roundtable/graph';
+import { compileGraph, isGraphExecutionError, teamGraphType } from '@roundtable/graph';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import type { TestDatabase } from '@roundtable/test-utils';
@@ -144,8 +144,11 @@ describe('one pool', () => {
     await client.resumeRun({ runId: 'approval', position: 'team/shipper/1', value: { approved: true } });
     const done = await settled('approval', (kind) => kind === 'complete');
     expect(done).toMatchObject({ kind: 'complete', output: { agents: [{ name: 'shipper', result: { summary: 'shipped with {"approved":true}' } }] } });
+    // The pause was answered: a second answer is stale and writes nothing.
+    const head = await storage.head('approval');
     const again = await rejection(client.resumeRun({ runId: 'approval', position: 'team/shipper/1' }));
-    expect(isWorkersError(again, 'NOT_PAUSED')).toBe(true);
+    expect(isGraphExecutionError(again, 'STALE_ANSWER')).toBe(true);
+    expect(await storage.head('approval')).toBe(head);
   });
 
   it('close() stops claiming and lets running attempts record their outcomes: nothing is left half-recorded', async () => {

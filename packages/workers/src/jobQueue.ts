@@ -8,7 +8,7 @@ export interface StepJobData {
   readonly runId: string;
   /** The position to run, recover or resume; null to start the run or dispatch its next batch. */
   readonly position: string | null;
-  /** Set by `resumeRun`: the value to resume the paused position with. */
+  /** Set by clients before `resumeRun` wrote the answer itself: the value to answer the paused position with. */
   readonly resume?: { readonly value: Json };
 }
 

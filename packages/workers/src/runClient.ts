@@ -1,8 +1,7 @@
-import { canonicalJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType } from '@roundtable/graph';
-import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
+import { answerPause, createGraphExecutor, isGraphExecutionError, loadRunDefinition } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
@@ -26,6 +25,10 @@ export interface ResumeRunOptions {
   readonly position: string;
   /** Recorded in `graph:node-resumed` and given to the attempt as `ctx.resume` (default null). */
   readonly value?: Json;
+  /** The revision of the pause being answered (as `runStatus` showed it): another pause is STALE_ANSWER. */
+  readonly pausedAt?: number;
+  /** Graph types that may have written the run (default: `teamGraphType`). */
+  readonly graphTypes?: readonly GraphType<unknown>[];
 }
 
 export interface RunStatusOptions {
@@ -37,7 +40,8 @@ export interface RunStatusOptions {
 /** One connection to the runs and the queue, for submitting, resuming and watching many runs. */
 export interface RunClient {
   submitRun(options: SubmitRunOptions): Promise<{ runId: string; digest: string }>;
-  resumeRun(options: ResumeRunOptions): Promise<void>;
+  /** Writes the answer (STALE_ANSWER when another answer won), then queues the answered position for a worker. */
+  resumeRun(options: ResumeRunOptions): Promise<{ readonly revision: number }>;
   runStatus(options: RunStatusOptions): Promise<GraphRunResult>;
   close(): Promise<void>;
 }
@@ -101,19 +105,23 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
       return { runId, digest: graph.definition.digest };
     },
 
-    async resumeRun({ runId, position, value = null }) {
+    async resumeRun({ runId, position, value = null, pausedAt, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
       assertOpen();
       if (typeof position !== 'string') throw badOption('resumeRun: position must be a string.');
-      const recorded = JSON.parse(canonicalJson(value)) as Json;
       const stored = await storedRun(storage, runId);
-      let last: string | null = null;
-      for await (const event of storage.read(runId)) if (positionOf(event) === position) last = event.type;
-      if (last !== GraphEventTypes.NODE_PAUSED) {
-        throw new WorkersError('NOT_PAUSED', `Position ${JSON.stringify(position)} of run ${runId} is not paused${last === null ? ' (the run has no such position)' : ` (its last event is ${last})`}.`, {
-          details: { runId, position, lastEvent: last },
-        });
+      // The answer is one append at the expected revision that is written only while the
+      // position is paused (SPEC 20): of two racing calls one writes it, the other throws
+      // STALE_ANSWER having written nothing. The job then runs the answered position.
+      let written: { readonly revision: number };
+      try {
+        written = await answerPause({ storage, runId, position, value, types: graphTypes, ...(pausedAt === undefined ? {} : { pausedAt }) });
+      } catch (error) {
+        if (isGraphExecutionError(error, 'PROTOCOL')) throw new WorkersError('NOT_PAUSED', error.message, { details: { runId, position }, cause: error });
+        if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) throw new WorkersError('UNKNOWN_GRAPH_TYPE', error.message, { details: { runId, kind: stored.kind, typeVersion: stored.typeVersion }, cause: error });
+        throw error;
       }
-      await jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
+      await jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position }], { unique: false });
+      return written;
     },
 
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
@@ -162,8 +170,8 @@ export function submitRun(options: WorkersConnectionOptions & SubmitRunOptions):
   return withClient(options, (client) => client.submitRun(options));
 }
 
-/** Queues a paused position to be resumed with `value` by a worker that knows the team. */
-export function resumeRun(options: WorkersConnectionOptions & ResumeRunOptions): Promise<void> {
+/** Answers a paused position with `value` (one append, fenced as `answerPause`) and queues it for a worker that knows the team. */
+export function resumeRun(options: WorkersConnectionOptions & ResumeRunOptions): Promise<{ readonly revision: number }> {
   return withClient(options, (client) => client.resumeRun(options));
 }
 
