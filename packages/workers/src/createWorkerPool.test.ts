@@ -2,9 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph, isGraphExecutionError, teamGraphType } from '@roundtable/graph';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
+import { newEvent } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
 import type { RunClient, WorkerPool } from './index.js';
+import { answerPause } from '@roundtable/scheduler';
+import { approvalTeamGraph } from '../test/approvalTeam.mjs';
 import { workersTeamGraph, workersTeamNodes } from '../test/team.mjs';
 import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/helpers.js';
 
@@ -116,6 +119,38 @@ describe('one pool', () => {
     const other = workersTeamGraph(TURNS + 1);
     const error = await rejection(client.submitRun({ runId: 'twice', graph: other }));
     expect((error as { code?: string }).code).toBe('STORED_GRAPH_MISMATCH');
+  });
+
+  it('submitRun over a stream whose revision 1 is not a run start throws INVALID_EVENT and writes nothing', async () => {
+    await storage.append('host-first', 0, [newEvent('host-1', { note: 'mine' }, { type: 'host:note' })]);
+    const error = await rejection(client.submitRun({ runId: 'host-first', graph: workersTeamGraph(TURNS) }));
+    expect(isGraphExecutionError(error, 'INVALID_EVENT')).toBe(true);
+    expect(await storage.head('host-first')).toBe(1);
+  });
+
+  it('an answer whose client died before queueing its job is run once someone answers that pause again (STALE_ANSWER)', async () => {
+    const graph = approvalTeamGraph();
+    const runs: unknown[] = [];
+    const nodes = {
+      shipper: {
+        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
+        run: (ctx: { resume: unknown }) => {
+          runs.push(ctx.resume);
+          return { summary: 'shipped' };
+        },
+      },
+    };
+    pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
+    await client.submitRun({ runId: 'orphan-answer', graph });
+    const paused = await settled('orphan-answer');
+    expect(paused.kind).toBe('pause');
+    // The client's append of the answer, and no job: as if it died right after.
+    await answerPause({ storage, runId: 'orphan-answer', position: 'team/shipper/1', value: 'first' });
+    expect(await client.runStatus({ runId: 'orphan-answer' })).toEqual({ kind: 'waiting', positions: ['team/shipper/1'] });
+    const stale = await rejection(client.resumeRun({ runId: 'orphan-answer', position: 'team/shipper/1', value: 'second' }));
+    expect(isGraphExecutionError(stale, 'STALE_ANSWER')).toBe(true);
+    expect(await settled('orphan-answer')).toMatchObject({ kind: 'complete' });
+    expect(runs).toEqual(['first']);
   });
 
   it('a paused run stays paused until resumeRun, which a worker then runs with the value', async () => {

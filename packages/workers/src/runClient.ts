@@ -112,15 +112,19 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
       // The answer is one append at the expected revision that is written only while the
       // position is paused (SPEC 20): of two racing calls one writes it, the other throws
       // STALE_ANSWER having written nothing. The job then runs the answered position.
+      const queue = () => jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position }], { unique: false });
       let written: { readonly revision: number };
       try {
         written = await answerPause({ storage, runId, position, value, types: graphTypes, ...(pausedAt === undefined ? {} : { pausedAt }) });
       } catch (error) {
         if (isGraphExecutionError(error, 'PROTOCOL')) throw new WorkersError('NOT_PAUSED', error.message, { details: { runId, position }, cause: error });
         if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) throw new WorkersError('UNKNOWN_GRAPH_TYPE', error.message, { details: { runId, kind: stored.kind, typeVersion: stored.typeVersion }, cause: error });
+        // The answer that won may belong to a client that died before queueing it: queue the
+        // position again (a job of a position already started or finished writes nothing).
+        if (isGraphExecutionError(error, 'STALE_ANSWER')) await queue();
         throw error;
       }
-      await jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position }], { unique: false });
+      await queue();
       return written;
     },
 
