@@ -4,12 +4,13 @@ import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { newEvent } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
-import { createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
+import { DEFAULT_QUEUE_SCHEMA, createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
 import type { RunClient, WorkerPool } from './index.js';
 import { answerPause } from '@roundtable/scheduler';
 import { approvalTeamGraph } from '../test/approvalTeam.mjs';
 import { workersTeamGraph, workersTeamNodes } from '../test/team.mjs';
 import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/helpers.js';
+import { rawPostgresClient } from '@roundtable/test-utils/harness';
 
 const TURNS = 3;
 let database: TestDatabase;
@@ -119,6 +120,32 @@ describe('one pool', () => {
     const other = workersTeamGraph(TURNS + 1);
     const error = await rejection(client.submitRun({ runId: 'twice', graph: other }));
     expect((error as { code?: string }).code).toBe('STORED_GRAPH_MISMATCH');
+  });
+
+  it('retries a job that fails every time (a damaged record) after a pause that doubles, and runStatus reports the run stuck with the error', async () => {
+    const graph = workersTeamGraph(TURNS);
+    await client.submitRun({ runId: 'damaged', graph });
+    // An outcome of an attempt that never started: no step can fold the record.
+    await storage.append('damaged', 1, [newEvent('bad-1', { nodeId: 'ana', position: 'team/ana/9', result: { summary: 'x' } }, { type: 'graph:node-completed', correlationId: 'damaged' })]);
+    const status = await client.runStatus({ runId: 'damaged' });
+    expect(status).toMatchObject({ kind: 'stuck', code: 'INVALID_EVENT', jobs: [] });
+    const workers = await pool();
+    while (workers.stats().errors < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+    const stuck = await client.runStatus({ runId: 'damaged' });
+    expect(stuck).toMatchObject({ kind: 'stuck', code: 'INVALID_EVENT', jobs: [{ position: null, code: 'INVALID_EVENT' }] });
+    expect((stuck as { message: string }).message).toContain('team/ana/9');
+    // Each failure put the job back with start_after at least 250 ms × 2^retries after its start.
+    const raw = await rawPostgresClient(database.url);
+    try {
+      const { rows } = await raw.query<{ retries: number; pause_ms: number; state: string }>(
+        `SELECT retry_count AS retries, EXTRACT(EPOCH FROM (start_after - started_on)) * 1000 AS pause_ms, state FROM ${DEFAULT_QUEUE_SCHEMA}.job WHERE data->>'runId' = 'damaged' AND state = 'retry'`,
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.retries).toBeGreaterThanOrEqual(2);
+      expect(Number(rows[0]!.pause_ms)).toBeGreaterThanOrEqual(250 * 2 ** rows[0]!.retries);
+    } finally {
+      await raw.end();
+    }
   });
 
   it('submitRun over a stream whose revision 1 is not a run start throws INVALID_EVENT and writes nothing', async () => {

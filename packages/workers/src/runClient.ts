@@ -8,6 +8,7 @@ import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postg
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
 import { JobQueue } from './jobQueue.js';
+import type { QueuedError } from './jobQueue.js';
 import { queueName } from './teams.js';
 import type { AnyCompiledGraph } from './teams.js';
 import { badOption, resolveConnection } from './workerOptions.js';
@@ -37,12 +38,31 @@ export interface RunStatusOptions {
   readonly graphTypes?: readonly GraphType<unknown>[];
 }
 
+/**
+ * A run that cannot go on by itself: its record cannot be folded, or a job of it failed and
+ * waits for its retry (with a growing pause). `code` and `message` are the error (the record's
+ * or the newest failed job's); `jobs` every failed job of the run waiting for its retry.
+ */
+export interface StuckRun {
+  readonly kind: 'stuck';
+  readonly code: string;
+  readonly message: string;
+  readonly jobs: readonly QueuedError[];
+}
+
+/** What `runStatus` reports: the result a fresh executor reports, or `stuck`. */
+export type RunStatus = GraphRunResult | StuckRun;
+
+function stuckRun(code: string, message: string, jobs: readonly QueuedError[]): StuckRun {
+  return { kind: 'stuck', code, message, jobs };
+}
+
 /** One connection to the runs and the queue, for submitting, resuming and watching many runs. */
 export interface RunClient {
   submitRun(options: SubmitRunOptions): Promise<{ runId: string; digest: string }>;
   /** Writes the answer (STALE_ANSWER when another answer won), then queues the answered position for a worker. */
   resumeRun(options: ResumeRunOptions): Promise<{ readonly revision: number }>;
-  runStatus(options: RunStatusOptions): Promise<GraphRunResult>;
+  runStatus(options: RunStatusOptions): Promise<RunStatus>;
   close(): Promise<void>;
 }
 
@@ -138,17 +158,25 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
         });
       }
       const graph = compileGraph(type, stored.value as unknown as Parameters<typeof compileGraph>[1]);
+      const errors = () => jobs.lastErrors(queueName(stored.digest, storageSchema, connection.namespace), runId);
       // A fresh executor that may write nothing: it reports complete, fail, pause or waiting as
       // it finds them; where it would dispatch the next batch, the run is waiting for it.
       const guard = guardStorage(storage, () => false);
-      const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
+      let result: GraphRunResult;
       try {
-        return await executor.run();
+        const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
+        result = await executor.run();
       } catch (error) {
+        // A record that cannot be folded: no step of the run can go on until it is repaired.
+        if (isGraphExecutionError(error, 'INVALID_EVENT')) return stuckRun(error.code, error.message, await errors());
         if (!isStepBoundary(error)) throw error;
         const positions = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
-        return { kind: 'waiting', positions };
+        result = { kind: 'waiting', positions };
       }
+      if (result.kind !== 'waiting') return result;
+      // Waiting, and a job of the run failed and waits for its retry: stuck until it succeeds.
+      const failed = await errors();
+      return failed.length === 0 ? result : stuckRun(failed[0]!.code, failed[0]!.message, failed);
     },
 
     async close() {
@@ -180,6 +208,6 @@ export function resumeRun(options: WorkersConnectionOptions & ResumeRunOptions):
 }
 
 /** The run's result as a fresh executor reports it (`waiting` while attempts are open or the next batch is not yet dispatched). */
-export function runStatus(options: WorkersConnectionOptions & RunStatusOptions): Promise<GraphRunResult> {
+export function runStatus(options: WorkersConnectionOptions & RunStatusOptions): Promise<RunStatus> {
   return withClient(options, (client) => client.runStatus(options));
 }
