@@ -21,12 +21,41 @@ function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
 }
 
-/** The AI SDK's usage of one `generateText` call (all steps) as recorded JSON. */
-export function turnUsage(usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined }): TurnUsage {
-  const inputTokens = count(usage.inputTokens);
-  const outputTokens = count(usage.outputTokens);
+/** What the AI SDK reports of a call's usage (its `LanguageModelUsage`), as far as a total is made of it. */
+export interface ReportedUsage {
+  readonly inputTokens?: number | undefined;
+  readonly inputTokenDetails?: { readonly noCacheTokens?: number | undefined; readonly cacheReadTokens?: number | undefined; readonly cacheWriteTokens?: number | undefined } | undefined;
+  readonly outputTokens?: number | undefined;
+  readonly outputTokenDetails?: { readonly textTokens?: number | undefined; readonly reasoningTokens?: number | undefined } | undefined;
+  readonly totalTokens?: number | undefined;
+}
+
+/** The sum of the counts that were reported, or null when none was. */
+function reportedSum(...values: readonly unknown[]): number | null {
+  let sum: number | null = null;
+  for (const value of values) {
+    const counted = count(value);
+    if (counted !== null) sum = (sum ?? 0) + counted;
+  }
+  return sum;
+}
+
+/**
+ * The AI SDK's usage of one `generateText` call (all steps) as recorded JSON, counting what the
+ * provider reported: an input or output count is its total, or the sum of its details when the
+ * provider gave only those (no-cache, cache read and write; text and reasoning); the total is
+ * the reported total, or the sum of the parts when there is none, and never less than the parts.
+ * So a provider that reports only output tokens, or only details, still spends a budget. Null
+ * only where the provider reported nothing at all.
+ */
+export function turnUsage(usage: ReportedUsage): TurnUsage {
+  const input = usage.inputTokenDetails;
+  const output = usage.outputTokenDetails;
+  const inputTokens = count(usage.inputTokens) ?? reportedSum(input?.noCacheTokens, input?.cacheReadTokens, input?.cacheWriteTokens);
+  const outputTokens = count(usage.outputTokens) ?? reportedSum(output?.textTokens, output?.reasoningTokens);
+  const parts = reportedSum(inputTokens, outputTokens);
   const reported = count(usage.totalTokens);
-  const totalTokens = reported ?? (inputTokens !== null && outputTokens !== null ? inputTokens + outputTokens : null);
+  const totalTokens = reported === null ? parts : Math.max(reported, parts ?? 0);
   return { inputTokens, outputTokens, totalTokens };
 }
 
@@ -40,11 +69,10 @@ export function previousMemberUsage(previous: TeamTurnResult | null): MemberUsag
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return NO_USAGE;
   const usage = data['memberUsage'];
   if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return NO_USAGE;
-  return {
-    inputTokens: count(usage['inputTokens']) ?? 0,
-    outputTokens: count(usage['outputTokens']) ?? 0,
-    totalTokens: count(usage['totalTokens']) ?? 0,
-  };
+  const inputTokens = count(usage['inputTokens']) ?? 0;
+  const outputTokens = count(usage['outputTokens']) ?? 0;
+  // A record written before totals counted the parts may hold a total of 0 beside them.
+  return { inputTokens, outputTokens, totalTokens: Math.max(count(usage['totalTokens']) ?? 0, inputTokens + outputTokens) };
 }
 
 export function addUsage(total: MemberUsage, turn: TurnUsage): MemberUsage {

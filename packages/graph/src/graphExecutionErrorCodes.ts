@@ -9,6 +9,12 @@ export const GraphExecutionErrorCodes = {
   PROTOCOL: 'PROTOCOL',
   DUPLICATE_POSITION: 'DUPLICATE_POSITION',
   ABORTED: 'ABORTED',
+  /** An answer to a pause that is no longer the position's open pause (answered already, or paused again since). */
+  STALE_ANSWER: 'STALE_ANSWER',
+  /** An action on a run whose stream holds no events. */
+  RUN_NOT_FOUND: 'RUN_NOT_FOUND',
+  /** A stored run of a graph type the caller did not pass. */
+  UNKNOWN_GRAPH_TYPE: 'UNKNOWN_GRAPH_TYPE',
 } as const;
 
 export type GraphExecutionErrorCode = (typeof GraphExecutionErrorCodes)[keyof typeof GraphExecutionErrorCodes];

@@ -91,7 +91,7 @@ describe('the fold refuses a record that does not fit together (SPEC 4: INVALID_
 
   it('a record starts with graph:run-started, which is revision 1 and only there', () => {
     const withoutStart = recordOf(graph, dispatched).slice(1).map((event) => ({ ...event, revision: 1 }));
-    expect(refusal(graph, withoutStart)).toMatch(/does not start with graph:run-started/);
+    expect(refusal(graph, withoutStart)).toMatch(/must start with graph:run-started at revision 1/);
     const twice = recordOf(graph, [GraphEventTypes.RUN_STARTED, runStartedPayload(graph) as unknown as Json]);
     expect(refusal(graph, twice)).toMatch(/graph:run-started must be revision 1/);
     const afterHost = recordOf(graph).map((event) => ({ ...event, revision: 2 }));

@@ -182,6 +182,9 @@ export class RunRecordFolder<State> {
   /** Applies the next event of the record; its revision must follow the last one applied. */
   apply(event: RecordedEvent): void {
     if (event.revision !== this.#revision + 1) throw invalidEvent(event, `expected revision ${this.#revision + 1}.`);
+    // Revision 1 is always the run's start (SPEC 4): a record that opens with anything else can
+    // never be folded, so nothing may be written after it.
+    if (event.revision === 1 && event.type !== GraphEventTypes.RUN_STARTED) throw invalidEvent(event, 'a run must start with graph:run-started at revision 1.');
     if (!event.type.startsWith('graph:')) {
       this.#revision = event.revision;
       return;
@@ -189,12 +192,8 @@ export class RunRecordFolder<State> {
     const problem = graphEventProblem(event);
     if (problem !== null) throw invalidEvent(event, problem);
     const payload = event.payload as Record<string, Json>;
-    if (event.type === GraphEventTypes.RUN_STARTED) {
-      this.#applyRunStarted(event);
-    } else {
-      if (this.#definition === null) throw invalidEvent(event, 'the record does not start with graph:run-started.');
-      this.#applyNodeEvent(event, payload);
-    }
+    if (event.type === GraphEventTypes.RUN_STARTED) this.#applyRunStarted(event);
+    else this.#applyNodeEvent(event, payload);
     this.#revision = event.revision;
   }
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonValueError, canonicalJson, freezeJsonFields, isRoundtableError } from '@roundtable/core';
+import { freezeJsonFields } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, GraphExecutionError, RunRecordFolder, foldStream, graphEventProblem, runStartedPayload } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, OpenAttempt } from '@roundtable/graph';
@@ -11,7 +11,9 @@ import type { AttemptOutcome } from './attemptOutcome.js';
 import type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
 import { resolveBindings } from './nodeBinding.js';
 import type { NodeBinding, NodeFailure, ResolvedBinding } from './nodeBinding.js';
+import { answerProblem, readPauseHistory } from './answerPause.js';
 import { randomEventId } from './randomEventId.js';
+import { recordedResumeValue } from './resumeValue.js';
 import { recordableText, thrownMessage } from './safeText.js';
 import { attemptSpanOutcome, schedulerTracer, startAttemptSpan, traceWorkflow } from './tracing.js';
 
@@ -31,7 +33,12 @@ export interface GraphExecutorOptions<State> {
 }
 
 export interface ResumeOptions {
-  /** Recorded in `graph:node-resumed` and given to the attempt as `ctx.resume`. */
+  /**
+   * Recorded in `graph:node-resumed` and given to the attempt as `ctx.resume`. Given, the call
+   * is an answer to the position's pause (`answerPause`, then `run`): STALE_ANSWER when that
+   * pause was answered already, PROTOCOL when there is none. Without it, a paused position is
+   * answered with null and an unfinished attempt is recovered (SPEC 6).
+   */
   readonly value?: Json;
   readonly signal?: AbortSignal;
 }
@@ -119,17 +126,22 @@ class StoredGraphExecutor<State> implements GraphExecutor {
 
   #resume(position: string, options: ResumeOptions): Promise<GraphRunResult> {
     return this.#session(options.signal, async (runSignal) => {
-      await this.catchUp();
-      const open = this.#folder.openAttempt(position);
-      if (open === undefined) {
-        throw new GraphExecutionError('PROTOCOL', `Position ${JSON.stringify(position)} is not an unfinished attempt of run ${this.runId}.`, {
-          details: { position },
-        });
-      }
       // The recorded (canonical) form; a value that is not JSON is INVALID_JSON_VALUE, before any write.
       const value = recordedResumeValue(options.value ?? null);
-      const binding = this.#bindings.get(open.nodeId)!;
-      if (open.status === 'paused' || (open.status === 'started' && binding.retrySafe)) {
+      await this.catchUp();
+      const open = this.#folder.openAttempt(position);
+      if (open?.status === 'paused' || options.value !== undefined) {
+        // An answer (SPEC 20): written only while the position is still paused.
+        await this.#answer(position, value);
+        await this.#execute(position, runSignal);
+      } else if (open === undefined) {
+        const unfinished = this.#folder.openAttempts().map((attempt) => attempt.position);
+        throw new GraphExecutionError(
+          'PROTOCOL',
+          `Position ${JSON.stringify(position)} is not an unfinished attempt of run ${this.runId} (${unfinished.length === 0 ? 'it has none' : `unfinished: ${unfinished.join(', ')}`}).`,
+          { details: { position, unfinished } },
+        );
+      } else if (open.status === 'started' && this.#bindings.get(open.nodeId)!.retrySafe) {
         const resumed = await this.#appendForAttempt(open, () => this.#event(GraphEventTypes.NODE_RESUMED, { nodeId: open.nodeId, position, value }, open.dispatchEventId));
         if (resumed) await this.#execute(position, runSignal);
       } else if (open.status === 'started') {
@@ -141,6 +153,21 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       }
       return this.#drive(runSignal);
     });
+  }
+
+  /**
+   * Appends the answer to the pause at `position` while it is still paused; of two racing
+   * answers one is written and the other throws STALE_ANSWER having written nothing. A position
+   * with no pause to answer is PROTOCOL (the record is read for its history only then).
+   */
+  async #answer(position: string, value: Json): Promise<void> {
+    const open = this.#folder.openAttempt(position);
+    if (open?.status === 'paused') {
+      const answered = await this.#appendForAttempt(open, () => this.#event(GraphEventTypes.NODE_RESUMED, { nodeId: open.nodeId, position, value }, open.dispatchEventId));
+      if (answered) return;
+    }
+    const history = await readPauseHistory(this.#storage, this.runId, position);
+    throw answerProblem(this.#folder.openAttempt(position), this.#folder.hasDispatched(position), history, this.runId, position, undefined)!;
   }
 
   /** One `invoke_workflow` span around a `run` or `resume` call. */
@@ -574,16 +601,6 @@ function finishedAs(outcomes: readonly NewEvent[], position: string): string | u
 /** "Is this attempt still ours?": whether the attempt is still where `expected` found it. */
 function isStill(current: OpenAttempt | undefined, expected: AttemptMark): boolean {
   return current !== undefined && current.status === expected.status && current.attempt === expected.attempt;
-}
-
-/** The canonical copy of a host's resume value; anything that is not JSON is INVALID_JSON_VALUE. */
-function recordedResumeValue(value: unknown): Json {
-  try {
-    return JSON.parse(canonicalJson(value)) as Json;
-  } catch (error) {
-    if (isRoundtableError(error)) throw error;
-    throw new JsonValueError('', `The resume value cannot be read: ${thrownMessage(error)}`);
-  }
 }
 
 /** The fields of the payloads the executor writes most, in canonical order. */

@@ -1,3 +1,5 @@
+export { answerPause } from './answerPause.js';
+export type { AnswerPauseOptions } from './answerPause.js';
 export { createGraphExecutor } from './createGraphExecutor.js';
 export type { GraphExecutor, GraphExecutorOptions, ResumeOptions } from './createGraphExecutor.js';
 export { loadRunDefinition } from './loadRunDefinition.js';

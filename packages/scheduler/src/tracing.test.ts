@@ -206,3 +206,42 @@ describe('tracing: replay, resume and the record', () => {
     expect(await readAll(traced, RUN)).toEqual(await readAll(plain, RUN));
   });
 });
+
+/** `a` − `b` in nanoseconds, for two span times ([seconds, nanoseconds]). */
+const nanosBetween = (a: readonly [number, number], b: readonly [number, number]) => (a[0] - b[0]) * 1e9 + (a[1] - b[1]);
+
+describe('tracing: span times', () => {
+  it('nest: every attempt span lies within its workflow span, and a span the member starts within its attempt span, over many runs', async () => {
+    const RUNS = 150;
+    // The writer starts a span of its own, as the AI SDK does, with the SDK's own times.
+    const nodes = {
+      ...seedNodes,
+      writer: (ctx: Parameters<typeof seedNodes.writer>[0]) => tracer.startActiveSpan('member work', (span) => {
+        const result = seedNodes.writer(ctx);
+        span.end();
+        return result;
+      }),
+    };
+    for (let n = 0; n < RUNS; n++) {
+      const executor = await createGraphExecutor({ runId: `${RUN}-${n}`, graph: compileSeed(), storage: createMemoryStorage(), nodes, tracer });
+      expect((await executor.run()).kind).toBe('complete');
+    }
+    const attempts = new Map(named('invoke_agent').map((span) => [idOf(span), span]));
+    const own = named('member work');
+    expect(own).toHaveLength(2 * RUNS);
+    for (const span of own) {
+      const attempt = attempts.get(parentOf(span)!)!;
+      expect(nanosBetween(span.startTime, attempt.startTime)).toBeGreaterThanOrEqual(0);
+      expect(nanosBetween(attempt.endTime, span.endTime)).toBeGreaterThanOrEqual(0);
+    }
+    const workflows = new Map(named('invoke_workflow').map((span) => [idOf(span), span]));
+    expect(workflows.size).toBe(RUNS);
+    const agents = named('invoke_agent');
+    expect(agents).toHaveLength(3 * RUNS);
+    for (const agent of agents) {
+      const workflow = workflows.get(parentOf(agent)!)!;
+      expect(nanosBetween(agent.startTime, workflow.startTime), agent.name).toBeGreaterThanOrEqual(0);
+      expect(nanosBetween(workflow.endTime, agent.endTime), agent.name).toBeGreaterThanOrEqual(0);
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, context, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Attributes, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, HrTime, Span, Tracer } from '@opentelemetry/api';
 import type { GraphRunResult } from './graphRunResult.js';
 
 /** The instrumentation scope of the scheduler's spans. */
@@ -12,6 +12,23 @@ export const SCHEDULER_TRACER_NAME = '@roundtable/scheduler';
  */
 export function schedulerTracer(tracer: Tracer | undefined): Tracer {
   return tracer ?? trace.getTracer(SCHEDULER_TRACER_NAME);
+}
+
+/**
+ * The time of a span's start or end, as [seconds, nanoseconds] since the epoch, from one
+ * monotonic clock (the process's time origin plus `performance.now()`). Left to itself, the
+ * OpenTelemetry SDK starts a span at `Date.now()`, cut to the millisecond, and ends it at that
+ * start plus its measured duration, so an attempt's span could seem to end up to a millisecond
+ * after the call that contains it. The executor gives every span it starts or ends its times
+ * from here instead: a start cut to the millisecond as the SDK cuts the spans a member starts
+ * itself (so those still start within their attempt's span), and an end to the nanosecond.
+ */
+export function spanTime(at: 'start' | 'end'): HrTime {
+  const millis = performance.timeOrigin + performance.now();
+  const whole = Math.floor(millis);
+  // The rest of the millisecond in nanoseconds, capped so rounding never carries: the pair grows with the clock.
+  const nanos = at === 'start' ? 0 : Math.min(999_999, Math.round((millis - whole) * 1e6));
+  return [Math.floor(whole / 1000), (whole % 1000) * 1e6 + nanos];
 }
 
 export interface WorkflowSpanInfo {
@@ -35,7 +52,7 @@ export function traceWorkflow(tracer: Tracer, info: WorkflowSpanInfo, revision: 
     'roundtable.operation': info.operation,
   };
   if (info.position !== undefined) attributes['roundtable.position'] = info.position;
-  return tracer.startActiveSpan(`invoke_workflow ${info.definitionId}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+  return tracer.startActiveSpan(`invoke_workflow ${info.definitionId}`, { kind: SpanKind.INTERNAL, attributes, startTime: spanTime('start') }, async (span) => {
     try {
       const result = await body();
       span.setAttribute('roundtable.outcome', result.kind);
@@ -47,7 +64,7 @@ export function traceWorkflow(tracer: Tracer, info: WorkflowSpanInfo, revision: 
       throw error;
     } finally {
       span.setAttribute('roundtable.revision', revision());
-      span.end();
+      span.end(spanTime('end'));
     }
   });
 }
@@ -75,6 +92,7 @@ export interface AttemptSpan {
 export function startAttemptSpan(tracer: Tracer, info: AttemptSpanInfo): AttemptSpan {
   const span = tracer.startSpan(`invoke_agent ${info.memberId}`, {
     kind: SpanKind.INTERNAL,
+    startTime: spanTime('start'),
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': info.memberId,
@@ -96,7 +114,7 @@ export function startAttemptSpan(tracer: Tracer, info: AttemptSpanInfo): Attempt
       ended = true;
       span.setAttribute('roundtable.attempt.outcome', outcome.kind);
       if (outcome.kind === 'failed') failSpan(span, outcome.code, outcome.message);
-      span.end();
+      span.end(spanTime('end'));
     },
   };
 }

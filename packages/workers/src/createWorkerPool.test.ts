@@ -1,12 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileGraph, teamGraphType } from '@roundtable/graph';
+import { compileGraph, isGraphExecutionError, teamGraphType } from '@roundtable/graph';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
+import { newEvent } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
-import { createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
+import { DEFAULT_QUEUE_SCHEMA, createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
 import type { RunClient, WorkerPool } from './index.js';
+import { answerPause } from '@roundtable/scheduler';
+import { approvalTeamGraph } from '../test/approvalTeam.mjs';
 import { workersTeamGraph, workersTeamNodes } from '../test/team.mjs';
 import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/helpers.js';
+import { rawPostgresClient } from '@roundtable/test-utils/harness';
 
 const TURNS = 3;
 let database: TestDatabase;
@@ -118,6 +122,64 @@ describe('one pool', () => {
     expect((error as { code?: string }).code).toBe('STORED_GRAPH_MISMATCH');
   });
 
+  it('retries a job that fails every time (a damaged record) after a pause that doubles, and runStatus reports the run stuck with the error', async () => {
+    const graph = workersTeamGraph(TURNS);
+    await client.submitRun({ runId: 'damaged', graph });
+    // An outcome of an attempt that never started: no step can fold the record.
+    await storage.append('damaged', 1, [newEvent('bad-1', { nodeId: 'ana', position: 'team/ana/9', result: { summary: 'x' } }, { type: 'graph:node-completed', correlationId: 'damaged' })]);
+    const status = await client.runStatus({ runId: 'damaged' });
+    expect(status).toMatchObject({ kind: 'stuck', code: 'INVALID_EVENT', jobs: [] });
+    const workers = await pool();
+    while (workers.stats().errors < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+    const stuck = await client.runStatus({ runId: 'damaged' });
+    expect(stuck).toMatchObject({ kind: 'stuck', code: 'INVALID_EVENT', jobs: [{ position: null, code: 'INVALID_EVENT' }] });
+    expect((stuck as { message: string }).message).toContain('team/ana/9');
+    // Each failure put the job back with start_after at least 250 ms × 2^retries after its start.
+    const raw = await rawPostgresClient(database.url);
+    try {
+      const { rows } = await raw.query<{ retries: number; pause_ms: number; state: string }>(
+        `SELECT retry_count AS retries, EXTRACT(EPOCH FROM (start_after - started_on)) * 1000 AS pause_ms, state FROM ${DEFAULT_QUEUE_SCHEMA}.job WHERE data->>'runId' = 'damaged' AND state = 'retry'`,
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.retries).toBeGreaterThanOrEqual(2);
+      expect(Number(rows[0]!.pause_ms)).toBeGreaterThanOrEqual(250 * 2 ** rows[0]!.retries);
+    } finally {
+      await raw.end();
+    }
+  });
+
+  it('submitRun over a stream whose revision 1 is not a run start throws INVALID_EVENT and writes nothing', async () => {
+    await storage.append('host-first', 0, [newEvent('host-1', { note: 'mine' }, { type: 'host:note' })]);
+    const error = await rejection(client.submitRun({ runId: 'host-first', graph: workersTeamGraph(TURNS) }));
+    expect(isGraphExecutionError(error, 'INVALID_EVENT')).toBe(true);
+    expect(await storage.head('host-first')).toBe(1);
+  });
+
+  it('an answer whose client died before queueing its job is run once someone answers that pause again (STALE_ANSWER)', async () => {
+    const graph = approvalTeamGraph();
+    const runs: unknown[] = [];
+    const nodes = {
+      shipper: {
+        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
+        run: (ctx: { resume: unknown }) => {
+          runs.push(ctx.resume);
+          return { summary: 'shipped' };
+        },
+      },
+    };
+    pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
+    await client.submitRun({ runId: 'orphan-answer', graph });
+    const paused = await settled('orphan-answer');
+    expect(paused.kind).toBe('pause');
+    // The client's append of the answer, and no job: as if it died right after.
+    await answerPause({ storage, runId: 'orphan-answer', position: 'team/shipper/1', value: 'first' });
+    expect(await client.runStatus({ runId: 'orphan-answer' })).toEqual({ kind: 'waiting', positions: ['team/shipper/1'] });
+    const stale = await rejection(client.resumeRun({ runId: 'orphan-answer', position: 'team/shipper/1', value: 'second' }));
+    expect(isGraphExecutionError(stale, 'STALE_ANSWER')).toBe(true);
+    expect(await settled('orphan-answer')).toMatchObject({ kind: 'complete' });
+    expect(runs).toEqual(['first']);
+  });
+
   it('a paused run stays paused until resumeRun, which a worker then runs with the value', async () => {
     const definition = {
       id: 'approval-team',
@@ -144,8 +206,11 @@ describe('one pool', () => {
     await client.resumeRun({ runId: 'approval', position: 'team/shipper/1', value: { approved: true } });
     const done = await settled('approval', (kind) => kind === 'complete');
     expect(done).toMatchObject({ kind: 'complete', output: { agents: [{ name: 'shipper', result: { summary: 'shipped with {"approved":true}' } }] } });
+    // The pause was answered: a second answer is stale and writes nothing.
+    const head = await storage.head('approval');
     const again = await rejection(client.resumeRun({ runId: 'approval', position: 'team/shipper/1' }));
-    expect(isWorkersError(again, 'NOT_PAUSED')).toBe(true);
+    expect(isGraphExecutionError(again, 'STALE_ANSWER')).toBe(true);
+    expect(await storage.head('approval')).toBe(head);
   });
 
   it('close() stops claiming and lets running attempts record their outcomes: nothing is left half-recorded', async () => {

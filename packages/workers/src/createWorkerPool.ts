@@ -119,8 +119,11 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       if (result !== null && result.kind !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
     } catch (error) {
       counts.errors++;
-      lastError = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
-      await queue.release(job).catch(() => undefined);
+      const failure = stepFailure(error);
+      lastError = `${failure.code}: ${failure.message}`;
+      // A step that fails every time (a damaged record, a store that is down) is retried after
+      // a pause that doubles with each try, not at once: no worker spins on it.
+      await queue.retryLater(job, retryDelayMs(job.retryCount), failure).catch(() => undefined);
     } finally {
       clearInterval(renewal);
     }
@@ -195,3 +198,17 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
 }
 
 export { WorkersError };
+
+/** The pause before a failed job's next try: 250 ms, doubling with each try, at most a minute. */
+function retryDelayMs(retries: number): number {
+  return Math.min(60_000, 250 * 2 ** Math.min(retries, 8));
+}
+
+/** A step's error as a job keeps it: its stable code (or its name) and its message. */
+function stepFailure(error: unknown): { readonly code: string; readonly message: string } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { code: typeof code === 'string' ? code : error.name, message: error.message };
+  }
+  return { code: 'UNEXPECTED', message: String(error) };
+}

@@ -1,7 +1,8 @@
 export { createWorkerPool } from './createWorkerPool.js';
 export type { WorkerPool, WorkerPoolOptions, WorkerStats } from './createWorkerPool.js';
 export { createRunClient, resumeRun, runStatus, submitRun } from './runClient.js';
-export type { ResumeRunOptions, RunClient, RunStatusOptions, SubmitRunOptions } from './runClient.js';
+export type { ResumeRunOptions, RunClient, RunStatus, RunStatusOptions, StuckRun, SubmitRunOptions } from './runClient.js';
+export type { QueuedError } from './jobQueue.js';
 export { queueName } from './teams.js';
 export type { AnyCompiledGraph, WorkerTeam } from './teams.js';
 export { DEFAULT_QUEUE_SCHEMA, wakeChannel } from './jobQueue.js';

@@ -8,8 +8,20 @@ export interface StepJobData {
   readonly runId: string;
   /** The position to run, recover or resume; null to start the run or dispatch its next batch. */
   readonly position: string | null;
-  /** Set by `resumeRun`: the value to resume the paused position with. */
+  /** Set by clients before `resumeRun` wrote the answer itself: the value to answer the paused position with. */
   readonly resume?: { readonly value: Json };
+}
+
+/** A failed step's error, kept on its job until the retry. */
+export interface QueuedError {
+  /** The job's position (null: the job that starts the run or dispatches its next batch). */
+  readonly position: string | null;
+  readonly code: string;
+  readonly message: string;
+  /** How many times the job was taken before (pg-boss's retry count). */
+  readonly retries: number;
+  /** When the job is tried again (ISO 8601). */
+  readonly nextTryAt: string;
 }
 
 /** A job as a worker holds it: its lease is the pair (id, retryCount). */
@@ -152,6 +164,25 @@ export class JobQueue {
   /** Marks the job done if this worker still holds it. */
   complete(job: HeldJob): Promise<boolean> {
     return this.whileHeld(job, "state = 'completed', completed_on = now()");
+  }
+
+  /**
+   * Gives a job whose step failed back for a retry after `delayMs` (pg-boss's `retry` state with
+   * `start_after` in the future), keeping `error` in its output: a job that fails every time is
+   * retried with a growing pause instead of at once, and a reader sees why (`lastErrors`).
+   */
+  async retryLater(job: HeldJob, delayMs: number, error: { readonly code: string; readonly message: string }): Promise<void> {
+    await this.whileHeld(job, "state = 'retry', start_after = now() + make_interval(secs => $4), output = $5::jsonb", [delayMs / 1000, JSON.stringify({ error })]);
+  }
+
+  /** The last error of every job of `runId` in `queue` waiting for its retry, newest first, with how often it was tried and when it is tried next. */
+  async lastErrors(queue: string, runId: string): Promise<QueuedError[]> {
+    const result = await this.pool.query<{ position: string | null; code: string; message: string; retries: number; next_try_at: Date }>(
+      `SELECT data->>'position' AS position, output->'error'->>'code' AS code, output->'error'->>'message' AS message, retry_count AS retries, start_after AS next_try_at
+         FROM ${this.schema}.job WHERE name = $1 AND data->>'runId' = $2 AND state = 'retry' AND output ? 'error' ORDER BY start_after DESC`,
+      [queue, runId],
+    );
+    return result.rows.map((row) => ({ position: row.position, code: row.code, message: row.message, retries: row.retries, nextTryAt: row.next_try_at.toISOString() }));
   }
 
   /** Gives the job back at once (its lease ends now), so another worker retries it. */

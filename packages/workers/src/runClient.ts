@@ -1,14 +1,14 @@
-import { canonicalJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { GraphEventTypes, compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType } from '@roundtable/graph';
-import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
+import { answerPause, createGraphExecutor, isGraphExecutionError, loadRunDefinition } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
 import { JobQueue } from './jobQueue.js';
+import type { QueuedError } from './jobQueue.js';
 import { queueName } from './teams.js';
 import type { AnyCompiledGraph } from './teams.js';
 import { badOption, resolveConnection } from './workerOptions.js';
@@ -26,6 +26,10 @@ export interface ResumeRunOptions {
   readonly position: string;
   /** Recorded in `graph:node-resumed` and given to the attempt as `ctx.resume` (default null). */
   readonly value?: Json;
+  /** The revision of the pause being answered (as `runStatus` showed it): another pause is STALE_ANSWER. */
+  readonly pausedAt?: number;
+  /** Graph types that may have written the run (default: `teamGraphType`). */
+  readonly graphTypes?: readonly GraphType<unknown>[];
 }
 
 export interface RunStatusOptions {
@@ -34,11 +38,31 @@ export interface RunStatusOptions {
   readonly graphTypes?: readonly GraphType<unknown>[];
 }
 
+/**
+ * A run that cannot go on by itself: its record cannot be folded, or a job of it failed and
+ * waits for its retry (with a growing pause). `code` and `message` are the error (the record's
+ * or the newest failed job's); `jobs` every failed job of the run waiting for its retry.
+ */
+export interface StuckRun {
+  readonly kind: 'stuck';
+  readonly code: string;
+  readonly message: string;
+  readonly jobs: readonly QueuedError[];
+}
+
+/** What `runStatus` reports: the result a fresh executor reports, or `stuck`. */
+export type RunStatus = GraphRunResult | StuckRun;
+
+function stuckRun(code: string, message: string, jobs: readonly QueuedError[]): StuckRun {
+  return { kind: 'stuck', code, message, jobs };
+}
+
 /** One connection to the runs and the queue, for submitting, resuming and watching many runs. */
 export interface RunClient {
   submitRun(options: SubmitRunOptions): Promise<{ runId: string; digest: string }>;
-  resumeRun(options: ResumeRunOptions): Promise<void>;
-  runStatus(options: RunStatusOptions): Promise<GraphRunResult>;
+  /** Writes the answer (STALE_ANSWER when another answer won), then queues the answered position for a worker. */
+  resumeRun(options: ResumeRunOptions): Promise<{ readonly revision: number }>;
+  runStatus(options: RunStatusOptions): Promise<RunStatus>;
   close(): Promise<void>;
 }
 
@@ -101,19 +125,27 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
       return { runId, digest: graph.definition.digest };
     },
 
-    async resumeRun({ runId, position, value = null }) {
+    async resumeRun({ runId, position, value = null, pausedAt, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
       assertOpen();
       if (typeof position !== 'string') throw badOption('resumeRun: position must be a string.');
-      const recorded = JSON.parse(canonicalJson(value)) as Json;
       const stored = await storedRun(storage, runId);
-      let last: string | null = null;
-      for await (const event of storage.read(runId)) if (positionOf(event) === position) last = event.type;
-      if (last !== GraphEventTypes.NODE_PAUSED) {
-        throw new WorkersError('NOT_PAUSED', `Position ${JSON.stringify(position)} of run ${runId} is not paused${last === null ? ' (the run has no such position)' : ` (its last event is ${last})`}.`, {
-          details: { runId, position, lastEvent: last },
-        });
+      // The answer is one append at the expected revision that is written only while the
+      // position is paused (SPEC 20): of two racing calls one writes it, the other throws
+      // STALE_ANSWER having written nothing. The job then runs the answered position.
+      const queue = () => jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position }], { unique: false });
+      let written: { readonly revision: number };
+      try {
+        written = await answerPause({ storage, runId, position, value, types: graphTypes, ...(pausedAt === undefined ? {} : { pausedAt }) });
+      } catch (error) {
+        if (isGraphExecutionError(error, 'PROTOCOL')) throw new WorkersError('NOT_PAUSED', error.message, { details: { runId, position }, cause: error });
+        if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) throw new WorkersError('UNKNOWN_GRAPH_TYPE', error.message, { details: { runId, kind: stored.kind, typeVersion: stored.typeVersion }, cause: error });
+        // The answer that won may belong to a client that died before queueing it: queue the
+        // position again (a job of a position already started or finished writes nothing).
+        if (isGraphExecutionError(error, 'STALE_ANSWER')) await queue();
+        throw error;
       }
-      await jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position, resume: { value: recorded } }], { unique: false });
+      await queue();
+      return written;
     },
 
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
@@ -126,17 +158,25 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
         });
       }
       const graph = compileGraph(type, stored.value as unknown as Parameters<typeof compileGraph>[1]);
+      const errors = () => jobs.lastErrors(queueName(stored.digest, storageSchema, connection.namespace), runId);
       // A fresh executor that may write nothing: it reports complete, fail, pause or waiting as
       // it finds them; where it would dispatch the next batch, the run is waiting for it.
       const guard = guardStorage(storage, () => false);
-      const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
+      let result: GraphRunResult;
       try {
-        return await executor.run();
+        const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
+        result = await executor.run();
       } catch (error) {
+        // A record that cannot be folded: no step of the run can go on until it is repaired.
+        if (isGraphExecutionError(error, 'INVALID_EVENT')) return stuckRun(error.code, error.message, await errors());
         if (!isStepBoundary(error)) throw error;
         const positions = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
-        return { kind: 'waiting', positions };
+        result = { kind: 'waiting', positions };
       }
+      if (result.kind !== 'waiting') return result;
+      // Waiting, and a job of the run failed and waits for its retry: stuck until it succeeds.
+      const failed = await errors();
+      return failed.length === 0 ? result : stuckRun(failed[0]!.code, failed[0]!.message, failed);
     },
 
     async close() {
@@ -162,12 +202,12 @@ export function submitRun(options: WorkersConnectionOptions & SubmitRunOptions):
   return withClient(options, (client) => client.submitRun(options));
 }
 
-/** Queues a paused position to be resumed with `value` by a worker that knows the team. */
-export function resumeRun(options: WorkersConnectionOptions & ResumeRunOptions): Promise<void> {
+/** Answers a paused position with `value` (one append, fenced as `answerPause`) and queues it for a worker that knows the team. */
+export function resumeRun(options: WorkersConnectionOptions & ResumeRunOptions): Promise<{ readonly revision: number }> {
   return withClient(options, (client) => client.resumeRun(options));
 }
 
 /** The run's result as a fresh executor reports it (`waiting` while attempts are open or the next batch is not yet dispatched). */
-export function runStatus(options: WorkersConnectionOptions & RunStatusOptions): Promise<GraphRunResult> {
+export function runStatus(options: WorkersConnectionOptions & RunStatusOptions): Promise<RunStatus> {
   return withClient(options, (client) => client.runStatus(options));
 }

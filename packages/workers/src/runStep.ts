@@ -14,7 +14,7 @@ export interface StepRequest {
   readonly nodes: Readonly<Record<string, NodeBinding>>;
   /** The position this step owns, or null to only start the run or dispatch its next batch. */
   readonly position: string | null;
-  /** Present for a `resumeRun` job: the value to resume the paused position with. */
+  /** Present for a job queued with its answer (by an earlier `resumeRun`): the value to answer the paused position with. */
   readonly resume?: { readonly value: Json };
   readonly signal?: AbortSignal;
 }
@@ -69,11 +69,14 @@ export async function runStep(request: StepRequest): Promise<StepResult> {
   try {
     const action = position === null ? 'advance' : plan(guard.lastTypeOf(position), request.resume);
     if (action === 'resume' && position !== null) {
+      // A job queued with a value (by a client before `resumeRun` wrote its own answer) answers
+      // only the pause it was queued for; any other job recovers or starts the position.
+      const answer = request.resume !== undefined && guard.lastTypeOf(position) === GraphEventTypes.NODE_PAUSED ? { value: request.resume.value } : {};
       try {
-        result = await executor.resume(position, { ...(request.resume === undefined ? {} : { value: request.resume.value }), ...(request.signal === undefined ? {} : { signal: request.signal }) });
+        result = await executor.resume(position, { ...answer, ...(request.signal === undefined ? {} : { signal: request.signal }) });
       } catch (error) {
-        // Another worker finished the position since the record was read: only move the run on.
-        if (!isGraphExecutionError(error, 'PROTOCOL') || guard.written.length > 0) throw error;
+        // Another worker answered or finished the position since the record was read: only move the run on.
+        if (!(isGraphExecutionError(error, 'PROTOCOL') || isGraphExecutionError(error, 'STALE_ANSWER')) || guard.written.length > 0) throw error;
         result = await executor.run(request.signal);
       }
     } else {
