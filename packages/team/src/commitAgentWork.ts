@@ -1,14 +1,17 @@
 import { canonicalJson, isJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import { git, gitText } from './git.js';
+import { claimJobRef, moveJobRef } from './jobRefs.js';
+import type { JobIdentity } from './jobRefs.js';
 
-/** Trailers that mark a commit as the runtime's commit of one agent's work in one job. */
+/** Trailers that mark a commit as the runtime's commit of one agent's work in one job, in this order. */
 const RUN_TRAILER = 'Roundtable-Run';
+const JOB_TRAILER = 'Roundtable-Job';
 const AGENT_TRAILER = 'Roundtable-Agent';
 const RESULT_TRAILER = 'Roundtable-Result';
 
 export interface CommitIdentity {
-  readonly runId: string;
+  readonly job: JobIdentity;
   readonly agent: string;
   /** Author and committer date (`@<seconds> +0000`): fixed per job, so a commit is reproducible. */
   readonly date: string;
@@ -28,23 +31,16 @@ function subjectOf(agent: string, summary: string): string {
 
 function commitMessage(identity: CommitIdentity, summary: string, data: Json): string {
   const result = Buffer.from(canonicalJson({ summary, data }), 'utf8').toString('base64');
-  return `${subjectOf(identity.agent, summary)}\n\n${summary}\n\n${RUN_TRAILER}: ${identity.runId}\n${AGENT_TRAILER}: ${identity.agent}\n${RESULT_TRAILER}: ${result}\n`;
+  const trailers = [
+    `${RUN_TRAILER}: ${identity.job.runId}`,
+    `${JOB_TRAILER}: ${identity.job.jobId}`,
+    `${AGENT_TRAILER}: ${identity.agent}`,
+    `${RESULT_TRAILER}: ${result}`,
+  ];
+  return `${subjectOf(identity.agent, summary)}\n\n${summary}\n\n${trailers.join('\n')}\n`;
 }
 
-/**
- * The runtime's commit of this agent in this job, if the branch's head is one: a crashed attempt
- * may have committed before its outcome was recorded. The agent's summary and data are read
- * back from the commit's trailers, so the agent does not run again.
- */
-export async function findAgentCommit(workspace: string, branch: string, startCommit: string, identity: CommitIdentity): Promise<RecordedAgentWork | null> {
-  const head = await gitText(workspace, ['rev-parse', '--verify', `refs/heads/${branch}^{commit}`]);
-  if (head === startCommit) return null;
-  const message = (await git(workspace, ['log', '-1', '--format=%B', head])).stdout.trimEnd().split('\n');
-  const trailer = (key: string, line: string | undefined) => (line?.startsWith(`${key}: `) ? line.slice(key.length + 2) : null);
-  const [runLine, agentLine, resultLine] = message.slice(-3);
-  if (trailer(RUN_TRAILER, runLine) !== identity.runId || trailer(AGENT_TRAILER, agentLine) !== identity.agent) return null;
-  const encoded = trailer(RESULT_TRAILER, resultLine);
-  if (encoded === null) return null;
+function decodeResult(encoded: string): { summary: string; data: Json } | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
@@ -53,23 +49,44 @@ export async function findAgentCommit(workspace: string, branch: string, startCo
   }
   if (typeof parsed !== 'object' || parsed === null || !isJson(parsed)) return null;
   const { summary, data } = parsed as { summary?: unknown; data?: Json };
-  if (typeof summary !== 'string') return null;
-  return { commit: head, summary, data: data ?? null };
+  return typeof summary === 'string' ? { summary, data: data ?? null } : null;
+}
+
+/**
+ * The agent's outcome that `commit` stands for, or null unless it is the runtime's commit of
+ * this agent in this job: its one parent is the job's start commit and its trailers name the
+ * job's run id, job id and the agent. (A crashed attempt may have committed before its outcome
+ * was recorded; the summary and data are read back from the commit, so the agent does not run
+ * again.)
+ */
+export async function readAgentCommit(workspace: string, commit: string, identity: CommitIdentity): Promise<RecordedAgentWork | null> {
+  const [parents = '', ...message] = (await git(workspace, ['show', '-s', '--format=%P%n%B', commit])).stdout.trimEnd().split('\n');
+  if (parents !== identity.job.startCommit) return null;
+  const expected = [RUN_TRAILER, JOB_TRAILER, AGENT_TRAILER, RESULT_TRAILER];
+  const values = message.slice(-expected.length).map((line, index) => (line.startsWith(`${expected[index]}: `) ? line.slice(expected[index]!.length + 2) : null));
+  const [runId, jobId, agent, result] = values;
+  if (runId !== identity.job.runId || jobId !== identity.job.jobId || agent !== identity.agent || typeof result !== 'string') return null;
+  const decoded = decodeResult(result);
+  return decoded === null ? null : { commit, ...decoded };
 }
 
 /**
  * Commits every change in the worktree (tracked, untracked, deletions; ignored files stay out)
- * with the runtime's fixed author. Returns the branch head, or null when nothing changed.
+ * as one commit on the start commit with the runtime's fixed author, and moves the agent's
+ * branch to it, whatever the worktree's HEAD is: an agent that switched branches, detached HEAD
+ * or made commits of its own still has its work on its branch. The worktree is put back on its
+ * branch. Returns the commit, or null (the branch at the start commit) when nothing changed.
  */
-export async function commitAgentWork(workspace: string, startCommit: string, identity: CommitIdentity, summary: string, data: Json): Promise<string | null> {
+export async function commitAgentWork(workspace: string, branch: string, identity: CommitIdentity, summary: string, data: Json): Promise<string | null> {
+  const { job } = identity;
+  const ref = `refs/heads/${branch}`;
   await git(workspace, ['add', '--all']);
-  const staged = await git(workspace, ['diff', '--cached', '--quiet'], { okCodes: [1] });
-  const head = await gitText(workspace, ['rev-parse', 'HEAD']);
-  // The agent may have committed by itself: the runtime's commit then marks its last commit.
-  if (staged.code === 0 && head === startCommit) return null;
-  await git(workspace, ['commit', '--quiet', '--no-verify', '--allow-empty', '--cleanup=verbatim', '-F', '-'], {
-    input: commitMessage(identity, summary, data),
-    date: identity.date,
-  });
-  return gitText(workspace, ['rev-parse', 'HEAD']);
+  const tree = await gitText(workspace, ['write-tree']);
+  const unchanged = tree === (await gitText(workspace, ['rev-parse', `${job.startCommit}^{tree}`]));
+  const commit = unchanged ? null : await gitText(workspace, ['commit-tree', tree, '-p', job.startCommit, '-F', '-'], { input: commitMessage(identity, summary, data), date: identity.date });
+  // The agent ran in this attempt, so it may have moved its own branch; nobody else's ref moves.
+  const head = await claimJobRef(workspace, ref, job, true);
+  await moveJobRef(workspace, ref, job, commit ?? job.startCommit, head, unchanged ? `agent ${identity.agent} changed nothing` : `commit agent ${identity.agent}`);
+  await git(workspace, ['symbolic-ref', 'HEAD', ref]);
+  return commit;
 }

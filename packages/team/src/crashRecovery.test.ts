@@ -10,8 +10,9 @@ import type { ScratchRepository } from './__fixtures__/scratchRepository.js';
 
 // Real child processes running a team job on a real repository and an fs record, killed with
 // SIGKILL at random points of the job's progress; a fresh process resumes until the job ends.
-// The result must equal an uninterrupted run's (same commits, by id), no agent may run after its
-// outcome is recorded, and no branch may hold a duplicate commit. FAULT_SCALE=full is the long form.
+// The result must equal an uninterrupted run's (the same trees; commit ids differ only by the
+// job id they name), every agent commit must be this job's, no agent may run after its outcome
+// is recorded, and no branch may hold a duplicate commit. FAULT_SCALE=full is the long form.
 //
 // A worker kills itself at a progress point it is given (see the fixture), never after a delay:
 // a timed kill lands elsewhere in the job (or after its end) when the machine is slower or
@@ -40,15 +41,38 @@ async function branchCommits(repo: ScratchRepository, start: string): Promise<Re
   return commits;
 }
 
+type JobResult = { jobId: string; startCommit: string; agents: { name: string; commit: string | null; branch: string }[]; integration: { commit: string | null } };
+
+/**
+ * A result with each commit replaced by its tree and the job id by a mark: jobs differ in their
+ * job id, so in their commit ids, but never in what they hold. Checks on the way that every
+ * agent commit is this job's (its parent the start commit, its trailer the job id) and is what
+ * the agent's branch holds.
+ */
+async function comparable(repo: ScratchRepository, result: JobResult): Promise<unknown> {
+  const tree = (commit: string | null) => (commit === null ? null : repo.git(['rev-parse', `${commit}^{tree}`]));
+  for (const agent of result.agents) {
+    if (agent.commit === null) continue;
+    expect(await repo.git(['show', '-s', '--format=%P %(trailers:key=Roundtable-Job,valueonly,separator=)', agent.commit])).toBe(`${result.startCommit} ${result.jobId}`);
+    expect(await repo.git(['rev-parse', agent.branch])).toBe(agent.commit);
+  }
+  return {
+    ...result,
+    jobId: 'job id',
+    agents: await Promise.all(result.agents.map(async (agent) => ({ ...agent, commit: await tree(agent.commit) }))),
+    integration: { ...result.integration, commit: await tree(result.integration.commit) },
+  };
+}
+
 let scratch: string;
-let reference: { result: Record<string, unknown>; points: string[]; commits: Record<string, string[]> };
+let reference: { result: Record<string, unknown>; comparable: unknown; points: string[]; commits: Record<string, string[]> };
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'team-crash-'));
   const repo = await scratchRepository();
   try {
     const exit = await worker(['run', repo.dir, join(scratch, 'reference-store'), join(scratch, 'reference.log')]);
     const result = lastJsonLine<Record<string, unknown>>(exit.stdout);
-    reference = { result, points: pointsOf(exit.stdout), commits: await branchCommits(repo, result.startCommit as string) };
+    reference = { result, comparable: await comparable(repo, result as unknown as JobResult), points: pointsOf(exit.stdout), commits: await branchCommits(repo, result.startCommit as string) };
   } finally {
     await repo.remove();
   }
@@ -96,7 +120,7 @@ describe('a team job killed with SIGKILL at random points', () => {
           exit = await worker(['run', repo.dir, store, log, `#${1 + Math.floor(Math.random() * reference.points.length)}`]);
         }
         const result = lastJsonLine(exit.stdout);
-        expect(result).toEqual(reference.result);
+        expect(await comparable(repo, result as JobResult)).toEqual(reference.comparable);
         expect(await branchCommits(repo, before.head)).toEqual(reference.commits);
         expect({ head: await repo.git(['rev-parse', 'HEAD']), status: await repo.git(['status', '--porcelain']) }).toEqual(before);
 

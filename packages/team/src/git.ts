@@ -36,6 +36,7 @@ const FIXED_CONFIG = [
   'advice.detachedHead=false',
   'i18n.commitEncoding=utf-8',
   'user.useConfigOnly=false',
+  'log.showSignature=false',
   'status.showUntrackedFiles=all',
 ].flatMap((option) => ['-c', option]);
 

@@ -1,5 +1,5 @@
 export { team, teamJobDefinition } from './team.js';
-export type { TeamJob, TeamJobResult, TeamResumeOptions, TeamRunOptions } from './team.js';
+export type { TeamJob, TeamJobIdentity, TeamJobResult, TeamResumeOptions, TeamRunOptions } from './team.js';
 export type {
   AgentOutcome,
   AgentRunInput,
@@ -42,6 +42,7 @@ export {
   AgentNodeResultSchema,
   CallbackNodeResultSchema,
   IntegrationNodeResultSchema,
+  JobIdSchema,
   ReviewAnswerSchema,
   ReviewerNodeResultSchema,
   TeamJobDataSchema,

@@ -1,23 +1,29 @@
 import { isJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
 import type { NodeBindingObject } from '@roundtable/scheduler';
-import { commitAgentWork, findAgentCommit } from './commitAgentWork.js';
+import { commitAgentWork, readAgentCommit } from './commitAgentWork.js';
 import { TeamError } from './errors.js';
 import { git } from './git.js';
 import { integrateBranches } from './integrateBranches.js';
 import type { IntegrationInput } from './integrateBranches.js';
+import { claimJobRef, refExistsError } from './jobRefs.js';
+import type { JobIdentity } from './jobRefs.js';
 import type { JobSession } from './jobSession.js';
 import type { AgentOutcome, ReviewerOutcome, TeamAgent, TeamReviewer } from './teamConfig.js';
 import type { TeamJobPlan } from './teamJobPlan.js';
 import { ReviewAnswerSchema } from './teamJobSchemas.js';
 import type { AgentNodeResult, CallbackNodeResult, IntegrationNodeResult, ReviewerNodeResult } from './teamJobSchemas.js';
 import { ensureWorktree } from './worktrees.js';
+import type { WorkspaceLayout } from './worktrees.js';
 
 interface AgentInput {
   readonly prompt: string;
   readonly branch: string;
   readonly startCommit: string;
+  readonly jobId: string;
 }
+
+type StepInput = { readonly startCommit: string; readonly jobId: string };
 
 interface ReviewInput {
   readonly task: string;
@@ -37,33 +43,55 @@ function checkOutcome(value: unknown, who: string, withData: boolean): AgentOutc
   return { status: value.status, summary: value.summary, data: (value.data ?? null) as Json };
 }
 
+const jobOf = (session: JobSession, input: StepInput): JobIdentity => ({ runId: session.runId, jobId: input.jobId, startCommit: input.startCommit });
+
 /**
- * An agent's attempt: its worktree (made, reused or rebuilt from its branch), the branch reset
- * to the start commit unless a crashed attempt already committed this agent's work (then the
- * outcome is read back from that commit and the agent does not run again), the agent's `run`,
- * and on a pass the runtime's commit. A failed agent's worktree is left as it is.
+ * The worktree at `path` on the job's `branch`, which is made at the start commit when missing
+ * and otherwise must be the job's, where the job left it (`REF_EXISTS` if not, before anything
+ * moves). Returns the commit the branch holds.
+ */
+function prepareWorktree(session: JobSession, job: JobIdentity, path: (layout: WorkspaceLayout) => string, branch: string) {
+  return session.step(async () => {
+    const repository = await session.repository();
+    const workspace = path(await session.layout());
+    const head = await claimJobRef(repository.topLevel, `refs/heads/${branch}`, job);
+    await ensureWorktree(repository, workspace, branch);
+    return { workspace, head };
+  });
+}
+
+/**
+ * An agent's attempt: its branch and worktree (made, reused or rebuilt from its branch); if a
+ * crashed attempt already committed this agent's work in this job, the outcome is read back from
+ * that commit and the agent does not run again; otherwise the worktree is reset to the start
+ * commit, the agent runs and on a pass the runtime commits its work to its branch. A failed
+ * agent's worktree is left as it is.
  */
 function agentBinding(session: JobSession, agent: TeamAgent): NodeBindingObject {
   return {
     retrySafe: agent.retrySafe ?? true,
     run: async (ctx): Promise<AgentNodeResult> => {
       const input = ctx.input as unknown as AgentInput;
-      const workspace = await session.step(async () => {
-        const path = (await session.layout()).agent(session.runId, agent.name);
-        await ensureWorktree(await session.repository(), path, input.branch, input.startCommit);
-        return path;
-      });
-      const identity = { runId: session.runId, agent: agent.name, date: await session.step(() => session.commitDate(input.startCommit)) };
-      const earlier = await session.step(() => findAgentCommit(workspace, input.branch, input.startCommit, identity));
-      if (earlier !== null) return { summary: earlier.summary, status: 'pass', data: earlier.data, commit: earlier.commit, branch: input.branch, recovered: true };
+      const job = jobOf(session, input);
+      const { workspace, head } = await prepareWorktree(session, job, (layout) => layout.agent(session.runId, agent.name), input.branch);
+      const identity = { job, agent: agent.name, date: await session.step(() => session.commitDate(input.startCommit)) };
+      if (head !== input.startCommit) {
+        const earlier = await session.step(async () => {
+          const found = await readAgentCommit(workspace, head, identity);
+          if (found === null) throw refExistsError(`refs/heads/${input.branch}`, head, true);
+          return found;
+        });
+        return { summary: earlier.summary, status: 'pass', data: earlier.data, commit: earlier.commit, branch: input.branch, recovered: true };
+      }
+      // The branch is at the start commit: resetting to it moves no ref.
       await session.step(async () => {
-        await git(workspace, ['reset', '--quiet', '--hard', input.startCommit]);
+        await git(workspace, ['reset', '--quiet', '--hard']);
         await git(workspace, ['clean', '-fdxq']);
       });
       const outcome = checkOutcome(await agent.run({ prompt: input.prompt, workspace, signal: ctx.signal }), `Agent ${agent.name}'s run`, true);
       const data = outcome.data ?? null;
       if (outcome.status === 'fail') return { summary: outcome.summary, status: 'fail', data, commit: null, branch: input.branch, recovered: false };
-      const commit = await session.step(() => commitAgentWork(workspace, input.startCommit, identity, outcome.summary, data));
+      const commit = await session.step(() => commitAgentWork(workspace, input.branch, identity, outcome.summary, data));
       return { summary: outcome.summary, status: 'pass', data, commit, branch: input.branch, recovered: false };
     },
   };
@@ -74,14 +102,11 @@ function integrationBinding(session: JobSession): NodeBindingObject {
   return {
     retrySafe: true,
     run: async (ctx): Promise<IntegrationNodeResult> => {
-      const input = ctx.input as unknown as IntegrationInput;
+      const input = ctx.input as unknown as IntegrationInput & StepInput;
+      const job = jobOf(session, input);
       const date = await session.step(() => session.commitDate(input.startCommit));
-      const workspace = await session.step(async () => {
-        const path = (await session.layout()).integration(session.runId);
-        await ensureWorktree(await session.repository(), path, input.branch, input.startCommit);
-        return path;
-      });
-      return session.step(() => integrateBranches(workspace, input, session.runId, date));
+      const { workspace, head } = await prepareWorktree(session, job, (layout) => layout.integration(session.runId), input.branch);
+      return session.step(() => integrateBranches(workspace, input, job, head, date));
     },
   };
 }

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
 import { compileGraph, foldStream } from '@roundtable/graph';
 import type { GraphDefinition } from '@roundtable/graph';
 import { loadRunDefinition } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { createMemoryStorage } from '@roundtable/storage-memory';
+import { dyingStorage } from './__fixtures__/jobFixtures.js';
 import { scratchRepository } from './__fixtures__/scratchRepository.js';
 import type { ScratchRepository } from './__fixtures__/scratchRepository.js';
 import { isTeamError, team, teamJobGraphType } from './index.js';
@@ -433,17 +433,7 @@ describe('team(config): recovery', () => {
   it('does not run an agent again when a crash came after its commit but before its outcome was recorded', async () => {
     const repo = await repository();
     const backing = createMemoryStorage();
-    // A storage that dies (refuses every append) once it is asked to record an agent's completion.
-    let dead = false;
-    const dying: RunStorage = wrapStorage(backing, {
-      append: (id, expected, events) => {
-        if (dead || events.some((event) => event.type === 'graph:node-completed')) {
-          dead = true;
-          return Promise.reject(new Error('power cut'));
-        }
-        return backing.append(id, expected, events);
-      },
-    });
+    const dying = dyingStorage(backing);
     const calls: AgentRunInput[] = [];
     const config: TeamConfig = { task: 'Once.', repository: repo.dir, agents: [writer('once', 'once.txt', 'once\n', calls)] };
     await expect(team(config).run({ storage: dying, runId: 'once' })).rejects.toThrow('power cut');

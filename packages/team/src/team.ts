@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Json } from '@roundtable/core';
 import { GraphExecutionError, compileGraph, foldStream } from '@roundtable/graph';
 import type { CompiledGraph, GraphDefinition, RunRecordFolder, StoredRunDefinition } from '@roundtable/graph';
@@ -6,6 +7,8 @@ import type { GraphRunResult } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { TeamError, TeamJobFailureCodes, configError } from './errors.js';
 import { jobBindings } from './jobBindings.js';
+import { assertJobRefs } from './jobRefs.js';
+import type { JobIdentity } from './jobRefs.js';
 import { JobSession } from './jobSession.js';
 import { assertHoldsCommit } from './repository.js';
 import { checkRunId, resolveTeamConfig } from './teamConfig.js';
@@ -17,6 +20,7 @@ import {
   TEAM_JOB_GRAPH_KIND,
   TEAM_JOB_GRAPH_VERSION,
   agentNodeId,
+  integrationBranch,
   planTeamJob,
   reviewerNodeId,
 } from './teamJobPlan.js';
@@ -65,8 +69,11 @@ export interface TeamJob {
 
 const DEFINITION_ID = 'team-job';
 
-/** The graph definition of a job: the config's decisions, its run id and its start commit. */
-export function teamJobDefinition(config: ResolvedTeamConfig, runId: string, startCommit: string): GraphDefinition {
+/** A job's identity as its definition records it: its run id, its job id and its start commit. */
+export type TeamJobIdentity = JobIdentity;
+
+/** The graph definition of a job: the config's decisions and the job's identity. */
+export function teamJobDefinition(config: ResolvedTeamConfig, job: TeamJobIdentity): GraphDefinition {
   const review = config.review;
   const nodes: GraphDefinition['nodes'] = config.agents.map((agent) => ({
     id: agentNodeId(agent.name),
@@ -80,8 +87,9 @@ export function teamJobDefinition(config: ResolvedTeamConfig, runId: string, sta
     definitionVersion: 1,
     data: {
       task: config.task,
-      runId,
-      startCommit,
+      runId: job.runId,
+      jobId: job.jobId,
+      startCommit: job.startCommit,
       integrate: config.integrate,
       concurrency: config.concurrency,
       review:
@@ -96,14 +104,24 @@ export function teamJobDefinition(config: ResolvedTeamConfig, runId: string, sta
   };
 }
 
-function storedStartCommit(stored: StoredRunDefinition, runId: string): string {
-  const data = (stored.value as { data?: { startCommit?: unknown } } | null)?.data;
-  if (stored.kind !== TEAM_JOB_GRAPH_KIND || stored.typeVersion !== TEAM_JOB_GRAPH_VERSION || typeof data?.startCommit !== 'string') {
-    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds a ${stored.kind} graph v${stored.typeVersion}, not a team job.`, {
+function storedIdentity(stored: StoredRunDefinition, runId: string): JobIdentity {
+  const { startCommit, jobId } = (stored.value as { data?: { startCommit?: unknown; jobId?: unknown } } | null)?.data ?? {};
+  const isJob = stored.kind === TEAM_JOB_GRAPH_KIND && stored.typeVersion === TEAM_JOB_GRAPH_VERSION;
+  if (!isJob || typeof startCommit !== 'string' || typeof jobId !== 'string') {
+    const what = isJob ? 'a team job without a job id (recorded before jobs had one)' : `a ${stored.kind} graph v${stored.typeVersion}, not a team job`;
+    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds ${what}.`, {
       details: { stored: { kind: stored.kind, typeVersion: stored.typeVersion, digest: stored.digest } },
     });
   }
-  return data.startCommit;
+  return { runId, jobId, startCommit };
+}
+
+/** The refs the rest of the job may make or move: those of agents and an integration with no recorded outcome. */
+function refsToMake(plan: TeamJobPlan, state: TeamJobState): string[] {
+  const unsettled = (nodeId: string) => state.steps[nodeId]!.status !== 'completed' && state.steps[nodeId]!.status !== 'failed';
+  const branches = plan.agents.filter((agent) => unsettled(agent.nodeId)).map((agent) => agent.branch);
+  if (plan.integration !== null && unsettled(plan.integration)) branches.push(integrationBranch(plan.data.runId));
+  return branches.map((branch) => `refs/heads/${branch}`);
 }
 
 /** Whether continuing the folded job runs anything (so the repository must be there). */
@@ -144,8 +162,9 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
     if (stored === null && resume !== null) {
       throw new GraphExecutionError('PROTOCOL', `Run ${runId} holds no team job to resume.`, { details: { position: resume.position } });
     }
-    const startCommit = stored === null ? (await session.repository()).head : storedStartCommit(stored, runId);
-    const graph = compileGraph(teamJobGraphType, teamJobDefinition(config, runId, startCommit));
+    // A new job draws its id: a later job that reuses the run id is another job, whatever the repository holds.
+    const job = stored === null ? { runId, jobId: randomUUID(), startCommit: (await session.repository()).head } : storedIdentity(stored, runId);
+    const graph = compileGraph(teamJobGraphType, teamJobDefinition(config, job));
     const plan = planTeamJob(graph.definition.value);
     const folder = await foldStream(storage, runId, { graph });
 
@@ -156,7 +175,8 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
     } else if (resume !== null || hasWorkToDo(graph, folder)) {
       const repository = await session.repository();
       await session.layout();
-      if (stored !== null) await assertHoldsCommit(repository, startCommit);
+      if (stored !== null) await assertHoldsCommit(repository, job.startCommit);
+      await assertJobRefs(repository.topLevel, refsToMake(plan, folder.state), job);
     }
 
     const executor = await createGraphExecutor({ runId, graph, storage, nodes: jobBindings(session, plan) });

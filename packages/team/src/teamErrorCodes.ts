@@ -9,6 +9,12 @@ export const TeamErrorCodes = {
   INVALID_REVIEW_ANSWER: 'INVALID_REVIEW_ANSWER',
   /** A git command the runtime needs failed; nothing about it was recorded, so the job can be resumed. */
   GIT_FAILED: 'GIT_FAILED',
+  /**
+   * A ref the job must make or move exists and this job did not make it, or was moved since the
+   * job left it (`details.ref`, `details.commit`). The job moves and deletes no such ref: nothing
+   * was created or moved for it.
+   */
+  REF_EXISTS: 'REF_EXISTS',
 } as const;
 
 export type TeamErrorCode = (typeof TeamErrorCodes)[keyof typeof TeamErrorCodes];

@@ -7,12 +7,13 @@ import type { TeamConfig, TeamJobState } from './index.js';
 
 const START = 'a'.repeat(40);
 const COMMIT = 'b'.repeat(40);
+const JOB = '0b7e5a4c-1f2d-4e3a-9b8c-7d6e5f4a3b2c';
 const run = () => ({ status: 'pass' as const, summary: 'ok' });
 const agent = (name: string) => ({ name, role: `${name} role`, brief: `${name} brief`, run });
 
 function definition(overrides: Partial<TeamConfig> = {}): GraphDefinition {
   const config = resolveTeamConfig({ task: 'Task.', repository: '/repo', agents: [agent('a'), agent('b'), agent('c')], ...overrides });
-  return teamJobDefinition(config, 'run-1', START);
+  return teamJobDefinition(config, { runId: 'run-1', jobId: JOB, startCommit: START });
 }
 
 const event = (type: string, payload: Record<string, Json>): GraphEvent => ({ type, version: 1, payload });
@@ -39,6 +40,7 @@ describe('teamJobGraphType', () => {
     expect(graph.describe()).toMatchObject({
       kind: 'team-job',
       version: 1,
+      jobId: JOB,
       startCommit: START,
       agents: [
         { id: 'agent/a', name: 'a', role: 'a role', branch: 'roundtable/run-1/agent/a' },
@@ -55,7 +57,7 @@ describe('teamJobGraphType', () => {
     const graph = compileGraph(teamJobGraphType, definition({ concurrency: 2 }));
     const first = graph.decide(graph.initialState());
     expect(first.map((command) => (command.kind === 'dispatch' ? command.position : command.kind))).toEqual(['agent/a', 'agent/b']);
-    expect(first[0]).toMatchObject({ input: { prompt: 'Task: Task.\n\nRole: a role\n\nBrief: a brief', branch: 'roundtable/run-1/agent/a', startCommit: START } });
+    expect(first[0]).toMatchObject({ input: { prompt: 'Task: Task.\n\nRole: a role\n\nBrief: a brief', branch: 'roundtable/run-1/agent/a', startCommit: START, jobId: JOB } });
     const halfway = fold(graph, [dispatched('agent/a'), dispatched('agent/b'), completed('agent/a', agentResult('a'))]);
     expect(graph.decide(halfway)).toEqual([]);
     const next = fold(graph, [dispatched('agent/a'), dispatched('agent/b'), completed('agent/a', agentResult('a')), completed('agent/b', agentResult('b'))]);
@@ -66,7 +68,7 @@ describe('teamJobGraphType', () => {
     const graph = compileGraph(teamJobGraphType, definition());
     const agentsDone = ['a', 'b', 'c'].flatMap((name) => [dispatched(`agent/${name}`)]).concat(['a', 'b', 'c'].map((name) => completed(`agent/${name}`, agentResult(name))));
     const integrate = graph.decide(fold(graph, agentsDone));
-    expect(integrate).toMatchObject([{ kind: 'dispatch', position: 'integration', input: { startCommit: START, branch: 'roundtable/run-1/integration' } }]);
+    expect(integrate).toMatchObject([{ kind: 'dispatch', position: 'integration', input: { startCommit: START, jobId: JOB, branch: 'roundtable/run-1/integration' } }]);
     const done = fold(graph, [
       ...agentsDone,
       dispatched('integration'),
@@ -107,6 +109,8 @@ describe('teamJobGraphType', () => {
       { ...good, nodes: good.nodes.filter((node) => !node.id.startsWith('agent/')) },
       { ...good, nodes: [...good.nodes].reverse() },
       { ...good, data: { ...(good.data as Record<string, Json>), startCommit: 'HEAD' } },
+      { ...good, data: { ...(good.data as Record<string, Json>), jobId: 'job-1' } },
+      { ...good, data: Object.fromEntries(Object.entries(good.data as Record<string, Json>).filter(([key]) => key !== 'jobId')) },
       { ...good, data: { ...(good.data as Record<string, Json>), review: { kind: 'panel', threshold: 2 } } },
       { ...good, data: { ...(good.data as Record<string, Json>), integrate: false } },
     ];

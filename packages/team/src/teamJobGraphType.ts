@@ -114,6 +114,7 @@ function decideTeamJob(plan: TeamJobPlan, state: TeamJobState): GraphCommand[] {
         prompt: agentPrompt(data.task, agent.role, agent.brief),
         branch: agent.branch,
         startCommit: data.startCommit,
+        jobId: data.jobId,
       }),
     );
   }
@@ -135,6 +136,7 @@ function decideTeamJob(plan: TeamJobPlan, state: TeamJobState): GraphCommand[] {
       return [
         dispatch(plan.integration, {
           startCommit: data.startCommit,
+          jobId: data.jobId,
           branch: integrationBranch(data.runId),
           agents: plan.agents.map((agent) => ({ name: agent.name, branch: agent.branch, commit: (step(agent.nodeId).result as AgentNodeResult).commit })),
         }),
@@ -198,6 +200,7 @@ function describeTeamJob(plan: TeamJobPlan): Json {
     version: TEAM_JOB_GRAPH_VERSION,
     task: data.task,
     runId: data.runId,
+    jobId: data.jobId,
     startCommit: data.startCommit,
     agents: plan.agents.map((agent) => ({ id: agent.nodeId, name: agent.name, role: agent.role, branch: agent.branch })),
     concurrency: { agents: data.concurrency },

@@ -61,6 +61,8 @@ export type TeamJobReviewReport =
 export interface TeamJobReport {
   readonly summary: string;
   readonly task: string;
+  /** The job's identity, drawn when it started; its commits' `Roundtable-Job` trailer. */
+  readonly jobId: string;
   readonly startCommit: string;
   readonly agents: readonly TeamJobAgentReport[];
   /** True only when the agents' branches were merged into the integration branch. */
@@ -139,6 +141,7 @@ export function teamJobReport(plan: TeamJobPlan, state: TeamJobState): TeamJobRe
   const integration = integrationReport(plan, state);
   const report = {
     task: plan.data.task,
+    jobId: plan.data.jobId,
     startCommit: plan.data.startCommit,
     agents,
     integrated: integration !== null && integration.error === null && integration.conflict === null,

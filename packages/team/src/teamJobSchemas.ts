@@ -8,6 +8,9 @@ export const JsonSchema = z.custom<Json>((value) => isJson(value), 'Expected a J
 /** A git object id (SHA-1 or SHA-256, lowercase hex). */
 export const CommitIdSchema = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'Expected a full git commit id.');
 
+/** A job id: a UUID (lowercase), as `crypto.randomUUID()` draws it. */
+export const JobIdSchema = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'Expected a job id (a lowercase UUID).');
+
 export const TeamJobReviewPlanSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('panel'), threshold: z.number().int().positive() }),
   z.strictObject({ kind: z.literal('callback'), reason: z.string().min(1), request: JsonSchema }),
@@ -18,6 +21,11 @@ export const TeamJobDataSchema = z.strictObject({
   task: z.string().min(1),
   /** The job's run id: it names the job's branches. */
   runId: z.string().min(1),
+  /**
+   * Drawn at random when the job started: a later job that reuses the run id is another job. Every
+   * commit and ref update the job makes names it.
+   */
+  jobId: JobIdSchema,
   /** The repository's HEAD when the job started: every agent branch and the integration start here. */
   startCommit: CommitIdSchema,
   integrate: z.boolean(),

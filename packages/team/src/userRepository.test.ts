@@ -114,14 +114,22 @@ describe("the user's repository", () => {
     expect(new Set(authors.split('\n'))).toEqual(new Set(['Roundtable <roundtable@localhost> Roundtable']));
   });
 
-  it('makes the same commits for the same work: ids depend only on the start commit, the run id and the changes', async () => {
+  it('makes the same trees for the same work, in commits that name their own job: two jobs of one run id share no commit', async () => {
     const first = await repository();
     const second = await repository();
     const job = (dir: string) => team({ task: 'T.', repository: dir, agents: [writer('a', 'a.txt'), writer('b', 'b.txt')] });
     const one = await job(first.dir).run({ storage: createMemoryStorage(), runId: 'same' });
     const two = await job(second.dir).run({ storage: createMemoryStorage(), runId: 'same' });
     expect(two.startCommit).toBe(one.startCommit);
-    expect(two.agents.map((agent) => agent.commit)).toEqual(one.agents.map((agent) => agent.commit));
-    expect(two.integration!.commit).toBe(one.integration!.commit);
+    expect(two.jobId).not.toBe(one.jobId);
+    const commits = (result: typeof one) => [...result.agents.map((agent) => agent.commit!), result.integration!.commit!];
+    const trees = (repo: ScratchRepository, result: typeof one) => Promise.all(commits(result).map((commit) => repo.git(['rev-parse', `${commit}^{tree}`])));
+    expect(await trees(second, two)).toEqual(await trees(first, one));
+    expect(commits(two).filter((commit) => commits(one).includes(commit))).toEqual([]);
+    for (const [repo, result] of [[first, one], [second, two]] as const) {
+      for (const agent of result.agents) {
+        expect(await repo.git(['show', '-s', '--format=%P|%(trailers:key=Roundtable-Job,valueonly,separator=)', agent.commit!])).toBe(`${result.startCommit}|${result.jobId}`);
+      }
+    }
   });
 });

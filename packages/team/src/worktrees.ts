@@ -83,11 +83,11 @@ async function waitForIndex(path: string): Promise<void> {
 }
 
 /**
- * Makes sure `path` is a worktree of the repository on `branch`: an existing one is reused,
- * one a crash left half-made is rebuilt from its branch, a new branch starts at `startCommit`.
- * Returns once no other git process holds the worktree's index.
+ * Makes sure `path` is a worktree of the repository on `branch` (which exists: the job made or
+ * claimed it): an existing one is reused, one a crash left half-made or on another branch is
+ * rebuilt from the branch. Returns once no other git process holds the worktree's index.
  */
-export async function ensureWorktree(repository: RepositoryInfo, path: string, branch: string, startCommit: string): Promise<void> {
+export async function ensureWorktree(repository: RepositoryInfo, path: string, branch: string): Promise<void> {
   await exclusive(repository.gitDir, async () => {
     const wanted = canonicalPath(path);
     const listed = (await listWorktrees(repository)).find((worktree) => canonicalPath(worktree.path) === wanted);
@@ -98,9 +98,7 @@ export async function ensureWorktree(repository: RepositoryInfo, path: string, b
     if (await stat(path).catch(() => null)) await rm(path, { recursive: true, force: true });
     await git(repository.topLevel, ['worktree', 'prune']);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const exists = await git(repository.topLevel, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { okCodes: [1] });
-    if (exists.code === 0) await git(repository.topLevel, ['worktree', 'add', '--quiet', path, branch]);
-    else await git(repository.topLevel, ['worktree', 'add', '--quiet', '-b', branch, path, startCommit]);
+    await git(repository.topLevel, ['worktree', 'add', '--quiet', path, branch]);
   });
   await waitForIndex(path);
 }
