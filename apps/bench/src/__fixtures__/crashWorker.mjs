@@ -1,6 +1,7 @@
 // A child process for the scheduler's crash tests (crashRecovery.test.ts): runs (or recovers) a
-// ping-pong team on a durable adapter until it finishes, or reports what the record holds. The
-// parent kills it with SIGKILL at random moments. Usage: crashWorker.mjs <run|verify|both> <memory|fs|sqlite> <path>
+// ping-pong team on a durable adapter until it finishes, or reports what the record holds. It
+// prints `step <n>` after each durable write (faultSteps.ts); the parent kills it with SIGKILL
+// on a random step (killOnSteps.ts). Usage: crashWorker.mjs <run|verify|both> <memory|fs|sqlite> <path>
 // pong's first attempt of every third turn fails and is retried (SPEC 11.4), so kills also land
 // between a graph:node-retried and the next attempt. With CRASH_SAY_RETRIED=1 the worker prints
 // `retried` once a node-retried is durable (the parent kills it then); CRASH_BACKOFF_MS sets the
@@ -9,6 +10,7 @@ import { compileGraph, foldStream, teamGraphType, teamMessages } from '@roundtab
 import { createGraphExecutor } from '@roundtable/scheduler';
 import { runToEnd } from '@roundtable/test-utils/workers';
 import { openFaultStorage } from '../../dist/faultStorage.js';
+import { reportingSteps } from '../../dist/faultSteps.js';
 
 const [mode, kind, path] = process.argv.slice(2);
 const RUN_ID = 'crash-run';
@@ -48,7 +50,7 @@ const nodes = {
 };
 
 const opened = await openFaultStorage(kind, path);
-const storage = process.env.CRASH_SAY_RETRIED === '1' ? sayingRetried(opened) : opened;
+const { storage, step } = reportingSteps(process.env.CRASH_SAY_RETRIED === '1' ? sayingRetried(opened) : opened);
 
 function sayingRetried(inner) {
   return {
@@ -67,8 +69,9 @@ function sayingRetried(inner) {
 
 async function run() {
   const executor = await createGraphExecutor({ runId: RUN_ID, graph, storage, nodes });
-  process.stdout.write('ready\n');
-  return runToEnd(executor, 'run it again');
+  const result = await runToEnd(executor, 'run it again');
+  step();
+  return result;
 }
 
 async function verify() {

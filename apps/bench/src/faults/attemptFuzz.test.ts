@@ -15,6 +15,8 @@ import { FULL, countFuzzCase, faultCounts, reportFaults } from './faultReport.js
 // (resume what waits, answer what pauses) always reaches complete or fail.
 
 const CASES = FULL ? 30_000 : 300;
+// ATTEMPT_FUZZ_CASES (with ATTEMPT_FUZZ_SEED) replays a failure with fewer or more cases.
+const RUNS = Number(process.env.ATTEMPT_FUZZ_CASES ?? CASES);
 afterAll(() => reportFaults('attempt fuzz'));
 
 const RUN = 'attempt-fuzz';
@@ -222,15 +224,16 @@ async function fuzzCase(cases: Scenario): Promise<void> {
 }
 
 suite('attempt path fuzzing', () => {
-  it(`${CASES} runs with arbitrary thrown values, results, decideAction results, retries and aborts: every record folds, no run is stranded`, async () => {
+  it(`${RUNS} runs with arbitrary thrown values, results, decideAction results, retries and aborts: every record folds, no run is stranded`, async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (cases) => {
         countFuzzCase('thrown values');
         await fuzzCase(cases);
       }),
       // A run that never settles is a failure with its counterexample, not a hung suite.
-      { numRuns: Number(process.env.ATTEMPT_FUZZ_CASES ?? CASES), timeout: 5_000, ...(process.env.ATTEMPT_FUZZ_SEED ? { seed: Number(process.env.ATTEMPT_FUZZ_SEED) } : {}) },
+      { numRuns: RUNS, timeout: 5_000, ...(process.env.ATTEMPT_FUZZ_SEED ? { seed: Number(process.env.ATTEMPT_FUZZ_SEED) } : {}) },
     );
-    expect(faultCounts.recoveredRuns).toBeGreaterThanOrEqual(CASES);
+    // Every case ends recovered or fails the property, whatever the machine's speed.
+    expect(faultCounts.recoveredRuns).toBeGreaterThanOrEqual(RUNS);
   });
 });

@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killAndRecover, lastJsonLine, runKillable } from '@roundtable/test-utils';
+import { lastJsonLine, runKillable } from '@roundtable/test-utils';
 import { FULL, countKill, faultCounts, reportFaults } from './faultReport.js';
+import { killOnSteps } from './killOnSteps.js';
 
 // SIGKILL a process running the fault team at random points, on each durable adapter, many
 // times; a fresh process recovers until the run completes. The output and the projected room
-// files must equal an uninterrupted run's: no message lost, none doubled.
+// files must equal an uninterrupted run's: no message lost, none doubled. Each kill lands on a
+// random one of the first MAX_STEP durable writes its process reports (killOnSteps.ts), not on a
+// clock, so the kill count is reached the same way on a loaded machine as on a quiet one.
 
 const WORKER = fileURLToPath(new URL('../__fixtures__/faultWorker.mjs', import.meta.url));
 // The long form reaches the reliability goal of 1,000 SIGKILLs per durable adapter, in two
@@ -16,6 +19,10 @@ const WORKER = fileURLToPath(new URL('../__fixtures__/faultWorker.mjs', import.m
 const KILLS = FULL ? 1_000 : 30;
 const LANES = FULL ? 2 : 1;
 const TURNS = 12;
+// A run of TURNS turns takes 28 steps uninterrupted (26 appends, the run's end, the room files),
+// and each recovery adds a few of its own (a reconcile, a resume): about 15 kills per run, the
+// last ones often after its last append.
+const MAX_STEP = 8;
 
 type Outcome = { result: unknown; rooms: { roomId: string; text: string }[] };
 
@@ -38,11 +45,11 @@ describe.each(['fs', 'sqlite'])('killing runs on %s', (kind) => {
     // KILLS; a failing lane stops the others, so none goes on in the background.
     const record = (run: number) => join(scratch, `${kind}-${run}`);
     const rooms = (run: number) => join(scratch, `${kind}-${run}-rooms`);
-    const { kills, runs } = await killAndRecover({
+    const { kills, runs } = await killOnSteps({
       kills: KILLS,
       lanes: LANES,
-      attempt: (run) =>
-        runKillable(WORKER, [kind, kind === 'fs' ? record(run) : `${record(run)}.sqlite`, rooms(run), String(TURNS)], { killAfterReadyMs: Math.floor(Math.random() * 60) }),
+      maxStep: MAX_STEP,
+      attempt: (run, kill) => runKillable(WORKER, [kind, kind === 'fs' ? record(run) : `${record(run)}.sqlite`, rooms(run), String(TURNS)], kill),
       onKill: () => countKill(kind),
       finished: async (run, stdout) => {
         const finished = lastJsonLine<Outcome>(stdout);
