@@ -1,16 +1,21 @@
 import { escapeRoomField } from '@roundtable/rooms';
 import { CliError } from './cliError.js';
+import { escapeUnprintable } from './printable.js';
 
 export type OutputFormat = 'text' | 'json' | 'jsonl';
 
-/** A string from the record, made safe for a terminal: one line, no control characters. */
+/**
+ * A string from the record, made safe for a terminal: the room-file escapes (one line, no
+ * control character), then every other unprintable code point (format characters such as bidi
+ * controls, lone surrogates) as `\uXXXX`.
+ */
 export function safe(value: unknown): string {
-  return escapeRoomField(typeof value === 'string' ? value : String(value));
+  return escapeUnprintable(escapeRoomField(typeof value === 'string' ? value : String(value)));
 }
 
-/** JSON for a terminal line: JSON.stringify, then every control character left escaped. */
+/** JSON for a terminal line: JSON.stringify, then escaped as `safe` escapes a string. */
 export function safeJson(value: unknown): string {
-  return escapeRoomField(JSON.stringify(value) ?? 'undefined');
+  return safe(JSON.stringify(value) ?? 'undefined');
 }
 
 export function checkFormat(value: unknown, allowed: readonly OutputFormat[]): OutputFormat {

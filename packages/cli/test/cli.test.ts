@@ -8,6 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { assertBuilt, roundtable, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
+import { firstUnprintable } from './unprintable.js';
+
+/** The writer's post in the `controls` record (see the fixture). */
+const CONTROLS = 'csi \u009b31m del \u007f nel \u0085 ls \u2028 ps \u2029 rlo \u202eevil\u202c lri \u2066x\u2069 zwj a\u200db bom \ufeff tag \u{e0041}';
 
 /** A line of a JavaScript stack trace: never printed. */
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
@@ -30,6 +34,7 @@ beforeAll(async () => {
     ]);
   }
   await writeRecord('fs', fsStore, 'hostile-run', 'hostile');
+  await writeRecord('fs', fsStore, 'controls-run', 'controls');
 }, 120_000);
 
 afterAll(() => {
@@ -170,6 +175,24 @@ describe('roundtable show', () => {
     const tail = await roundtable(['tail', 'hostile-run', '--store', fsStore]);
     expect(tail.stdout).not.toContain('\u001b');
     expect(tail.stdout).toContain('\\u001b[31mred');
+  });
+
+  it('prints no raw C1, DEL, U+2028/2029, bidi or zero-width character in text, json or jsonl, and the JSON parses back to the text', async () => {
+    const outputs = await Promise.all(
+      [['show'], ['show', '-o', 'json'], ['tail'], ['tail', '-o', 'jsonl'], ['events'], ['events', '-o', 'json'], ['events', '-o', 'jsonl'], ['verify'], ['verify', '-o', 'json']].map(async ([command, ...format]) => {
+        const result = await roundtable([command!, 'controls-run', ...format, '--store', fsStore]);
+        expect(result.code, `${command} ${format.join(' ')}: ${result.stderr}`).toBe(0);
+        return [`${command} ${format.join(' ')}`, result.stdout] as const;
+      }),
+    );
+    outputs.push(['runs -o json', (await roundtable(['runs', '-o', 'json', '--store', fsStore])).stdout]);
+    for (const [what, stdout] of outputs) expect(firstUnprintable(stdout, '\n'), what).toBeNull();
+    const output = (what: string) => outputs.find(([name]) => name === what)![1];
+    expect(JSON.parse(output('show -o json')).attempts[0].posts[0].text).toBe(CONTROLS);
+    expect(JSON.parse(output('tail -o jsonl').split('\n')[0]!).text).toBe(CONTROLS);
+    const completions = (JSON.parse(output('events -o json')) as StoredEvent[]).filter((event) => event.type === 'graph:node-completed');
+    expect(JSON.stringify(completions[0]!.payload)).toContain(JSON.stringify(CONTROLS));
+    expect(output('tail ')).toContain('rlo \\u202eevil\\u202c lri \\u2066x\\u2069 zwj a\\u200db bom \\ufeff tag \\udb40\\udc41');
   });
 });
 

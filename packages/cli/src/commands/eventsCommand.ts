@@ -4,6 +4,7 @@ import type { CliIo, StoreOptions } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
 import { checkFormat, parseNonNegativeInteger, safe, safeJson } from '../output.js';
+import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 
 /** `roundtable events <runId> [--after <revision>] [-f] [-o json|jsonl]`: the raw record. */
@@ -15,7 +16,7 @@ export async function eventsCommand(io: CliIo, runId: string, options: StoreOpti
     const head = await storage.head(runId);
     if (head === 0 && options.follow !== true) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
     const print = (event: StoredEvent) => {
-      if (format === 'jsonl') println(io, JSON.stringify(event));
+      if (format === 'jsonl') println(io, printableJson(event));
       else println(io, `${event.revision}  ${safe(event.timestamp)}  ${safe(event.type)}  ${safeJson(event.payload)}`);
     };
     if (format === 'json') {
@@ -29,7 +30,7 @@ export async function eventsCommand(io: CliIo, runId: string, options: StoreOpti
       } finally {
         progress.finish();
       }
-      println(io, JSON.stringify(events, null, 2));
+      println(io, printableJson(events, 2));
       return ExitCodes.OK;
     }
     if (options.follow === true) {

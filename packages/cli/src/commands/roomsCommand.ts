@@ -4,6 +4,7 @@ import type { CliIo, StoreOptions } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
 import { checkFormat, safe } from '../output.js';
+import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { withReadProgress } from '../progressStorage.js';
 
@@ -23,12 +24,17 @@ export async function roomsCommand(io: CliIo, runId: string, options: StoreOptio
       progress.finish();
     }
     const index = projected.files.length === 0 ? null : join(dirname(projected.files[0]!.path), roomIndexFileName(storage.identity, runId));
+    // Paths are the user's --out and hex names, but escaped like all text: --out may hold anything.
+    const printFiles = (result: typeof projected) => {
+      for (const file of result.files) println(io, `${safe(file.roomId)}\t${safe(file.path)}`);
+    };
+    const printIndex = (result: typeof projected) => println(io, `revision ${result.revision}; index ${safe(index)}`);
     const print = (result: typeof projected) => {
-      if (format === 'json') println(io, JSON.stringify({ revision: result.revision, files: result.files, index }, null, 2));
+      if (format === 'json') println(io, printableJson({ revision: result.revision, files: result.files, index }, 2));
       else {
-        for (const file of result.files) println(io, `${safe(file.roomId)}\t${file.path}`);
+        printFiles(result);
         if (result.files.length === 0) println(io, 'This team has no rooms: nothing written.');
-        else println(io, `revision ${result.revision}; index ${index}`);
+        else printIndex(result);
       }
     };
     if (options.follow !== true) {
@@ -36,12 +42,12 @@ export async function roomsCommand(io: CliIo, runId: string, options: StoreOptio
       return ExitCodes.OK;
     }
     if (format === 'text') {
-      for (const file of projected.files) println(io, `${safe(file.roomId)}\t${file.path}`);
+      printFiles(projected);
       io.stderr.write(`Following run ${safe(runId)} (Ctrl-C to stop)…\n`);
     }
     const followed = await followTeamRooms({ storage, runId, directory, signal: io.signal });
     if (format === 'json') print(followed);
-    else println(io, `revision ${followed.revision}; index ${index}`);
+    else printIndex(followed);
     return ExitCodes.OK;
   });
 }

@@ -1,6 +1,7 @@
 import type { CliIo, StoreOptions } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { checkFormat, safe, table } from '../output.js';
+import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { RunReport } from '../runInspector.js';
 
@@ -33,7 +34,7 @@ export async function runsCommand(io: CliIo, options: StoreOptions): Promise<num
   return withStorage(io, options, async (storage) => {
     const listings: RunListing[] = [];
     for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report()));
-    if (format === 'json') println(io, JSON.stringify({ runs: listings }, null, 2));
+    if (format === 'json') println(io, printableJson({ runs: listings }, 2));
     else if (listings.length === 0) println(io, 'No runs.');
     else {
       const rows = listings.map((run) => [

@@ -1,6 +1,7 @@
 import type { CliIo, StoreOptions } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { checkFormat, formatDuration, safe, safeJson, table } from '../output.js';
+import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { AttemptRecord, RunReport } from '../runInspector.js';
 
@@ -67,7 +68,7 @@ export async function showCommand(io: CliIo, runId: string, options: StoreOption
   const format = checkFormat(options.output, ['text', 'json']);
   return withStorage(io, options, async (storage) => {
     const report = (await readRun(storage, runId)).report();
-    println(io, format === 'json' ? JSON.stringify(report, null, 2) : showText(report));
+    println(io, format === 'json' ? printableJson(report, 2) : showText(report));
     return report.status.kind === 'failed' || report.status.kind === 'unreadable' ? ExitCodes.NOT_WELL : ExitCodes.OK;
   });
 }

@@ -6,6 +6,7 @@ import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
 import { checkFormat, parseNonNegativeInteger, safe } from '../output.js';
 import type { OutputFormat } from '../output.js';
+import { escapeUnprintable, printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { RunInspector } from '../runInspector.js';
 import { recordError } from '../recordError.js';
@@ -15,10 +16,11 @@ const DEFAULT_LINES = 10;
 function printMessage(io: CliIo, message: TeamMessage, format: OutputFormat, prefixed: boolean): void {
   if (format === 'jsonl') {
     const { id, roomId, sender, mentions, text, position } = message;
-    println(io, JSON.stringify({ roomId, id, sender, mentions, text, position }));
+    println(io, printableJson({ roomId, id, sender, mentions, text, position }));
     return;
   }
-  const line = formatRoomLine(message).slice(0, -1);
+  // The room file's line, with what room files keep raw (format characters) escaped too.
+  const line = escapeUnprintable(formatRoomLine(message).slice(0, -1));
   println(io, prefixed ? `#${safe(message.roomId)} ${line}` : line);
 }
 

@@ -2,6 +2,7 @@ import type { CliIo, StoreOptions } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
 import { checkFormat, safe } from '../output.js';
+import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { readRun } from '../readRun.js';
 import type { RecordProblem } from '../runInspector.js';
@@ -46,7 +47,7 @@ export async function verifyCommand(io: CliIo, runIds: readonly string[], option
       progress.finish();
     }
     const ok = results.every((result) => result.ok);
-    if (format === 'json') println(io, JSON.stringify({ ok, runs: results }, null, 2));
+    if (format === 'json') println(io, printableJson({ ok, runs: results }, 2));
     else {
       for (const result of results) {
         if (result.ok) println(io, `ok    ${safe(result.runId)} (${result.events} events)`);

@@ -9,6 +9,7 @@ import { followStream } from '@roundtable/storage';
 import type { RunStorage, StoredEvent } from '@roundtable/storage';
 import { CliError } from '../cliError.js';
 import { runListing } from '../commands/runsCommand.js';
+import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import { RunInspector } from '../runInspector.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
@@ -51,7 +52,7 @@ function allowedHost(host: string | undefined, port: number): boolean {
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
+  response.end(printableJson(body));
 }
 
 function sendError(response: ServerResponse, error: unknown): void {
@@ -133,13 +134,13 @@ function live(storage: RunStorage, runId: string, after: number, request: Incomi
         // One message per burst of events: the page refetches what it shows.
         pending ??= setTimeout(() => {
           pending = null;
-          response.write(`event: revision\ndata: ${JSON.stringify({ revision })}\n\n`);
+          response.write(`event: revision\ndata: ${printableJson({ revision })}\n\n`);
         }, 20);
       }
       if (pending !== null) clearTimeout(pending);
     } catch (error) {
       const code = isRoundtableError(error) ? error.code : 'UNEXPECTED';
-      response.write(`event: problem\ndata: ${JSON.stringify({ code, message: error instanceof Error ? error.message : String(error) })}\n\n`);
+      response.write(`event: problem\ndata: ${printableJson({ code, message: error instanceof Error ? error.message : String(error) })}\n\n`);
     } finally {
       closing.removeEventListener('abort', stop);
       response.end();
