@@ -177,6 +177,13 @@ describe('roundtable show', () => {
     expect(tail.stdout).toContain('\\u001b[31mred');
   });
 
+  it('shows why an attempt was retried, escaped like all text', async () => {
+    const result = await roundtable(['show', 'controls-run', '--store', fsStore]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^team\/reviewer\/1\s+reviewer\s+1\s+retried RESULT_INVALID\s/m);
+    expect(result.stdout).toContain('  team/reviewer/1 attempt 1 retried: RESULT_INVALID: Member "reviewer" posted to room "lobby\\u009b2J\\u202e", which this team does not declare.');
+  });
+
   it('prints no raw C1, DEL, U+2028/2029, bidi or zero-width character in text, json or jsonl, and the JSON parses back to the text', async () => {
     const outputs = await Promise.all(
       [['show'], ['show', '-o', 'json'], ['tail'], ['tail', '-o', 'jsonl'], ['events'], ['events', '-o', 'json'], ['events', '-o', 'jsonl'], ['verify'], ['verify', '-o', 'json']].map(async ([command, ...format]) => {

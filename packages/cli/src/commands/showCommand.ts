@@ -43,6 +43,10 @@ export function showText(report: RunReport): string {
       postsText(attempt),
     ]);
     lines.push(table(['POSITION', 'MEMBER', 'ATTEMPT', 'OUTCOME', 'DURATION', 'POSTS'], rows));
+    // Why each retry happened: a reason is too long for a table cell.
+    for (const attempt of report.attempts) {
+      if (attempt.outcome === 'retried') lines.push(`  ${safe(attempt.position)} attempt ${attempt.attempt} retried: ${safe(attempt.code ?? '?')}: ${safe(attempt.message ?? '')}`);
+    }
   }
   lines.push('', `Outcome: ${safe(report.status.text)}`);
   const status = report.status;
