@@ -1,5 +1,4 @@
 import { escapeRoomField } from '@roundtable/rooms';
-import { CliError } from './cliError.js';
 import { escapeUnprintable } from './printable.js';
 
 export type OutputFormat = 'text' | 'json' | 'jsonl';
@@ -18,14 +17,6 @@ export function safeJson(value: unknown): string {
   return safe(JSON.stringify(value) ?? 'undefined');
 }
 
-export function checkFormat(value: unknown, allowed: readonly OutputFormat[]): OutputFormat {
-  const format = value === undefined ? 'text' : value;
-  if (typeof format !== 'string' || !allowed.includes(format as OutputFormat)) {
-    throw new CliError('USAGE', `-o must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}.`);
-  }
-  return format as OutputFormat;
-}
-
 /** Left-aligned columns, two spaces apart; cells are already safe. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
@@ -42,9 +33,4 @@ export function formatDuration(ms: number | null): string {
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-export function parseNonNegativeInteger(value: string, option: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new CliError('USAGE', `${option} must be a non-negative integer, not ${JSON.stringify(value)}.`);
-  return Number(value);
 }

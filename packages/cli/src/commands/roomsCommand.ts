@@ -1,17 +1,23 @@
 import { dirname, join } from 'node:path';
 import { followTeamRooms, projectTeamRooms, roomIndexFileName } from '@roundtable/rooms';
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, safe } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe } from '../output.js';
 import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { withReadProgress } from '../progressStorage.js';
 
+export interface RoomsOptions extends FormatOptions {
+  readonly out?: string;
+  readonly follow?: boolean;
+}
+
 /** `roundtable rooms <runId> --out <dir> [--follow]`: projectTeamRooms, or followTeamRooms until SIGINT. */
-export async function roomsCommand(io: CliIo, runId: string, options: StoreOptions & { out?: string; follow?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
-  if (options.out === undefined || options.out === '') throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
+export async function roomsCommand(io: CliIo, runId: string, options: RoomsOptions): Promise<number> {
+  const format = options.output ?? 'text';
+  if (options.out === undefined) throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
   const directory = options.out;
   return withStorage(io, options, async (storage) => {
     const head = await storage.head(runId);

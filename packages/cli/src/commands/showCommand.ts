@@ -1,6 +1,7 @@
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
-import { checkFormat, formatDuration, safe, safeJson, table } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { formatDuration, safe, safeJson, table } from '../output.js';
 import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { AttemptRecord, RunReport } from '../runInspector.js';
@@ -68,8 +69,8 @@ export function showText(report: RunReport): string {
 }
 
 /** `roundtable show <runId>`. Exit 1 for a failed or unreadable run. */
-export async function showCommand(io: CliIo, runId: string, options: StoreOptions): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
+export async function showCommand(io: CliIo, runId: string, options: FormatOptions): Promise<number> {
+  const format = options.output ?? 'text';
   return withStorage(io, options, async (storage) => {
     const report = (await readRun(storage, runId)).report();
     println(io, format === 'json' ? printableJson(report, 2) : showText(report));

@@ -1,10 +1,11 @@
 import type { TeamMessage } from '@roundtable/graph';
 import { formatRoomLine } from '@roundtable/rooms';
 import { followStream } from '@roundtable/storage';
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, parseNonNegativeInteger, safe } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe } from '../output.js';
 import type { OutputFormat } from '../output.js';
 import { escapeUnprintable, printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
@@ -30,14 +31,20 @@ function messagesAfter(inspector: RunInspector, count: number): readonly TeamMes
   return state === null ? [] : state.log.slice(count, state.messageCount);
 }
 
+export interface TailOptions extends FormatOptions {
+  readonly room?: string;
+  readonly lines?: number;
+  readonly follow?: boolean;
+}
+
 /**
  * `roundtable tail <runId> [--room <id>] [-n <count>] [-f]`: room lines as in room files,
  * prefixed with `#<roomId> ` when the team has several rooms and no --room is given; `-f`
  * follows live until SIGINT.
  */
-export async function tailCommand(io: CliIo, runId: string, options: StoreOptions & { room?: string; lines?: string; follow?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'jsonl']);
-  const count = options.lines === undefined ? DEFAULT_LINES : parseNonNegativeInteger(options.lines, '-n');
+export async function tailCommand(io: CliIo, runId: string, options: TailOptions): Promise<number> {
+  const format = options.output ?? 'text';
+  const count = options.lines ?? DEFAULT_LINES;
   return withStorage(io, options, async (storage) => {
     const inspector = await readRun(storage, runId);
     const report = inspector.report();

@@ -1,7 +1,8 @@
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, safe } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe } from '../output.js';
 import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { readRun } from '../readRun.js';
@@ -15,12 +16,16 @@ export interface VerifiedRun {
   readonly problems: readonly RecordProblem[];
 }
 
+export interface VerifyOptions extends FormatOptions {
+  readonly all?: boolean;
+}
+
 /**
  * `roundtable verify [<runId>…|--all]`: reads each record through the adapter's damage checks
  * and folds it with the executor's strict fold. Exit 1 when any run has a problem.
  */
-export async function verifyCommand(io: CliIo, runIds: readonly string[], options: StoreOptions & { all?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
+export async function verifyCommand(io: CliIo, runIds: readonly string[], options: VerifyOptions): Promise<number> {
+  const format = options.output ?? 'text';
   if (options.all === true && runIds.length > 0) throw new CliError('USAGE', 'Give run ids or --all, not both.');
   if (options.all !== true && runIds.length === 0) throw new CliError('USAGE', 'Name the runs to verify, or pass --all.');
   return withStorage(io, options, async (storage) => {
