@@ -3,6 +3,7 @@ import { isRoundtableError } from '@roundtable/core';
 import packageJson from '../package.json' with { type: 'json' };
 import type { CliIo } from './cliContext.js';
 import { ExitCodes } from './cliContext.js';
+import { isCliError } from './cliError.js';
 import { eventsCommand } from './commands/eventsCommand.js';
 import type { EventsOptions } from './commands/eventsCommand.js';
 import { roomsCommand } from './commands/roomsCommand.js';
@@ -126,6 +127,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
       return ExitCodes.USAGE;
     }
+    // A closed stdout (`| head -1`) is a normal end: nothing more to say, and no one to say it to.
+    if (isCliError(error, 'OUTPUT_CLOSED')) return ExitCodes.OK;
     return reportError(io, error);
   }
 }

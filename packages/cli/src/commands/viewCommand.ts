@@ -11,9 +11,13 @@ export interface ViewOptions extends FormatOptions {
 export async function viewCommand(io: CliIo, options: ViewOptions): Promise<number> {
   return withStorage(io, options, async (storage) => {
     const viewer = await startViewer({ storage, port: options.port ?? 0 });
-    println(io, `Roundtable viewer on ${viewer.url} (Ctrl-C to stop)`);
-    if (!io.signal.aborted) await new Promise<void>((resolve) => io.signal.addEventListener('abort', () => resolve(), { once: true }));
-    await viewer.close();
+    // Closed whatever ends the wait, a closed stdout included: a server left open would keep the process alive.
+    try {
+      println(io, `Roundtable viewer on ${viewer.url} (Ctrl-C to stop)`);
+      if (!io.signal.aborted) await new Promise<void>((resolve) => io.signal.addEventListener('abort', () => resolve(), { once: true }));
+    } finally {
+      await viewer.close();
+    }
     return ExitCodes.OK;
   });
 }

@@ -6,6 +6,7 @@
 //   waiting  the reviewer's attempt starts and never ends; prints "in-attempt" (the test SIGKILLs it)
 //   hostile  messages with <script> and terminal escapes, in two rooms; complete
 //   resume   resumes the paused run written by `paused` (approved): the reviewer replies, then complete
+//   long     the seed conversation with a 220 kB draft: more output than a pipe holds, twice over
 //   controls the writer's post holds C1 controls, DEL, U+2028, bidi and zero-width characters; the
 //            reviewer's first attempt posts to an undeclared room named with them (retried
 //            RESULT_INVALID), its second replies; complete
@@ -32,7 +33,8 @@ const HOSTILE = '<script>window.pwned = true</script> \u001b[31mred\u001b[0m <im
 const CONTROLS = 'csi \u009b31m del \u007f nel \u0085 ls \u2028 ps \u2029 rlo \u202eevil\u202c lri \u2066x\u2069 zwj a\u200db bom \ufeff tag \u{e0041}';
 const writer = ({ input }) => {
   if (input.result !== null) return { summary: `Done: ${input.messages.at(-1)?.text ?? ''}` };
-  const text = scenario === 'hostile' ? HOSTILE : scenario === 'controls' ? CONTROLS : 'Please review the draft.';
+  const texts = { hostile: HOSTILE, controls: CONTROLS, long: 'long draft '.repeat(20_000) };
+  const text = texts[scenario] ?? 'Please review the draft.';
   const posts = [{ roomId: 'review', text, mentions: ['reviewer'] }];
   if (scenario === 'hostile') posts.push({ roomId: 'side', text: 'note\nto self', mentions: [] });
   return { summary: 'Draft ready.', posts };
@@ -40,6 +42,7 @@ const writer = ({ input }) => {
 const reply = () => ({ summary: 'Reviewed.', posts: [{ roomId: 'review', text: 'Approved: ship it.', mentions: ['writer'] }] });
 const reviewers = {
   seed: reply,
+  long: reply,
   hostile: reply,
   failed: () => {
     throw new Error('the reviewer crashed');
