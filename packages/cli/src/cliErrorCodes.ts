@@ -16,6 +16,8 @@ export const CliErrorCodes = {
   PORT_UNAVAILABLE: 'PORT_UNAVAILABLE',
   /** The command needs a team run (rooms, messages) and the run holds another kind. Exit code 2. */
   NOT_A_TEAM_RUN: 'NOT_A_TEAM_RUN',
+  /** stdout's reader is gone (a closed pipe: `| head -1`). Never printed: the command ends quietly with exit code 0. */
+  OUTPUT_CLOSED: 'OUTPUT_CLOSED',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCodes)[keyof typeof CliErrorCodes];

@@ -1,24 +1,20 @@
 import { escapeRoomField } from '@roundtable/rooms';
-import { CliError } from './cliError.js';
+import { escapeUnprintable } from './printable.js';
 
 export type OutputFormat = 'text' | 'json' | 'jsonl';
 
-/** A string from the record, made safe for a terminal: one line, no control characters. */
+/**
+ * A string from the record, made safe for a terminal: the room-file escapes (one line, no
+ * control character), then every other unprintable code point (format characters such as bidi
+ * controls, lone surrogates) as `\uXXXX`.
+ */
 export function safe(value: unknown): string {
-  return escapeRoomField(typeof value === 'string' ? value : String(value));
+  return escapeUnprintable(escapeRoomField(typeof value === 'string' ? value : String(value)));
 }
 
-/** JSON for a terminal line: JSON.stringify, then every control character left escaped. */
+/** JSON for a terminal line: JSON.stringify, then escaped as `safe` escapes a string. */
 export function safeJson(value: unknown): string {
-  return escapeRoomField(JSON.stringify(value) ?? 'undefined');
-}
-
-export function checkFormat(value: unknown, allowed: readonly OutputFormat[]): OutputFormat {
-  const format = value === undefined ? 'text' : value;
-  if (typeof format !== 'string' || !allowed.includes(format as OutputFormat)) {
-    throw new CliError('USAGE', `-o must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}.`);
-  }
-  return format as OutputFormat;
+  return safe(JSON.stringify(value) ?? 'undefined');
 }
 
 /** Left-aligned columns, two spaces apart; cells are already safe. */
@@ -37,9 +33,4 @@ export function formatDuration(ms: number | null): string {
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-export function parseNonNegativeInteger(value: string, option: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new CliError('USAGE', `${option} must be a non-negative integer, not ${JSON.stringify(value)}.`);
-  return Number(value);
 }

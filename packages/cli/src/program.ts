@@ -1,25 +1,40 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { isRoundtableError } from '@roundtable/core';
 import packageJson from '../package.json' with { type: 'json' };
 import type { CliIo } from './cliContext.js';
 import { ExitCodes } from './cliContext.js';
+import { isCliError } from './cliError.js';
 import { eventsCommand } from './commands/eventsCommand.js';
+import type { EventsOptions } from './commands/eventsCommand.js';
 import { roomsCommand } from './commands/roomsCommand.js';
+import type { RoomsOptions } from './commands/roomsCommand.js';
 import { runsCommand } from './commands/runsCommand.js';
 import { showCommand } from './commands/showCommand.js';
 import { tailCommand } from './commands/tailCommand.js';
+import type { TailOptions } from './commands/tailCommand.js';
 import { verifyCommand } from './commands/verifyCommand.js';
+import type { VerifyOptions } from './commands/verifyCommand.js';
 import { viewCommand } from './commands/viewCommand.js';
+import type { ViewOptions } from './commands/viewCommand.js';
+import type { FormatOptions } from './optionValues.js';
+import { collectRunIds, formatParser, parseNamespace, parseNonNegativeInteger, parseOutDirectory, parsePort, parseRunId } from './optionValues.js';
 import { safe } from './output.js';
+import type { OutputFormat } from './output.js';
 
 /** Codes that say the record itself is not well (exit 1) rather than that it could not be used (exit 2). */
 const RECORD_CODES = new Set(['CORRUPT_EVENT_STREAM', 'INVALID_EVENT', 'UNSUPPORTED_ENVELOPE_VERSION', 'STORED_GRAPH_MISMATCH', 'EMPTY_DECISION']);
 
-function addStoreOptions(command: Command, formats: string): Command {
+function addStoreOptions(command: Command, formats: readonly OutputFormat[]): Command {
   return command
     .option('--store <url>', 'fs:DIR or a directory, sqlite:FILE or a .sqlite/.db file, postgres://… (default: $ROUNDTABLE_STORE)')
-    .option('--namespace <name>', 'the storage namespace (default: "default")')
-    .addOption(new Option('-o, --output <format>', `output format: ${formats}`));
+    .option('--namespace <name>', 'the storage namespace (default: "default")', parseNamespace)
+    .option('-o, --output <format>', `output format: ${formats.join(', ')}`, formatParser(formats));
+}
+
+/** Commander's own usage errors (`error: unknown option '--x'` and a hint), as one typed line. */
+function usageLine(text: string): string {
+  const lines = text.replace(/^error: /, '').trimEnd().split('\n');
+  return `roundtable: USAGE: ${lines.map(safe).join(' ')}\n`;
 }
 
 /** The exit code for an error a command threw, after printing it as `roundtable: CODE: message` (never a stack). */
@@ -38,55 +53,54 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .description('Inspect, verify, project, follow and view stored Roundtable runs. It reads; it never appends.')
     .version(packageJson.version)
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: (text, write) => write(usageLine(text)) })
     .showHelpAfterError('(run roundtable --help for usage)');
   const run = <A extends unknown[]>(action: (...args: A) => Promise<number>) =>
     async (...args: A): Promise<void> => {
       setExit(await action(...args));
     };
+  const runIdArgument = (command: Command) => command.argument('<runId>', 'the run', parseRunId);
 
-  addStoreOptions(program.command('runs').description('list every run: id, team, status, turns, last event time'), 'text, json').action(
-    run((options: Record<string, string>) => runsCommand(io, options)),
+  addStoreOptions(program.command('runs').description('list every run: id, team, status, turns, last event time'), ['text', 'json']).action(
+    run((options: FormatOptions) => runsCommand(io, options)),
   );
-  addStoreOptions(program.command('show').argument('<runId>').description('one run as a timeline of attempts, then its outcome'), 'text, json').action(
-    run((runId: string, options: Record<string, string>) => showCommand(io, runId, options)),
+  addStoreOptions(runIdArgument(program.command('show')).description('one run as a timeline of attempts, then its outcome'), ['text', 'json']).action(
+    run((runId: string, options: FormatOptions) => showCommand(io, runId, options)),
   );
-  addStoreOptions(
-    program.command('verify').argument('[runIds...]').option('--all', 'verify every run of the namespace').description('strictly fold each record and check it for damage; exit 1 on any problem'),
-    'text, json',
-  ).action(run((runIds: string[], options: Record<string, string | boolean>) => verifyCommand(io, runIds, options)));
   addStoreOptions(
     program
-      .command('rooms')
-      .argument('<runId>')
-      .option('--out <dir>', 'where the room files go')
+      .command('verify')
+      .argument('[runIds...]', 'the runs', collectRunIds)
+      .option('--all', 'verify every run of the namespace')
+      .description('strictly fold each record and check it for damage; exit 1 on any problem'),
+    ['text', 'json'],
+  ).action(run((runIds: string[] | undefined, options: VerifyOptions) => verifyCommand(io, runIds ?? [], options)));
+  addStoreOptions(
+    runIdArgument(program.command('rooms'))
+      .option('--out <dir>', 'where the room files go', parseOutDirectory)
       .option('--follow', 'keep appending new lines until Ctrl-C')
       .description('write the run\'s room files (projectTeamRooms), or follow them (followTeamRooms)'),
-    'text, json',
-  ).action(run((runId: string, options: Record<string, string | boolean>) => roomsCommand(io, runId, options)));
+    ['text', 'json'],
+  ).action(run((runId: string, options: RoomsOptions) => roomsCommand(io, runId, options)));
   addStoreOptions(
-    program
-      .command('tail')
-      .argument('<runId>')
+    runIdArgument(program.command('tail'))
       .option('--room <id>', 'only this room')
-      .option('-n, --lines <count>', 'how many of the last lines to print first (default 10)')
+      .option('-n, --lines <count>', 'how many of the last lines to print first (default 10)', (value: string) => parseNonNegativeInteger(value, '-n'))
       .option('-f, --follow', 'keep printing new lines until Ctrl-C')
       .description('room lines as in room files (prefixed #<room> when there are several rooms)'),
-    'text, jsonl',
-  ).action(run((runId: string, options: Record<string, string | boolean>) => tailCommand(io, runId, options)));
+    ['text', 'jsonl'],
+  ).action(run((runId: string, options: TailOptions) => tailCommand(io, runId, options)));
   addStoreOptions(
-    program
-      .command('events')
-      .argument('<runId>')
-      .option('--after <revision>', 'only events after this revision')
+    runIdArgument(program.command('events'))
+      .option('--after <revision>', 'only events after this revision', (value: string) => parseNonNegativeInteger(value, '--after'))
       .option('-f, --follow', 'keep printing new events until Ctrl-C')
       .description('the raw record'),
-    'text, json, jsonl',
-  ).action(run((runId: string, options: Record<string, string | boolean>) => eventsCommand(io, runId, options)));
+    ['text', 'json', 'jsonl'],
+  ).action(run((runId: string, options: EventsOptions) => eventsCommand(io, runId, options)));
   addStoreOptions(
-    program.command('view').option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)').description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
-    'text',
-  ).action(run((options: Record<string, string>) => viewCommand(io, options)));
+    program.command('view').option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)', parsePort).description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
+    ['text'],
+  ).action(run((options: ViewOptions) => viewCommand(io, options)));
   return program;
 }
 
@@ -104,10 +118,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version are successes; every other commander error is bad usage.
+      // Help and version are successes; every other commander error is bad usage, already printed.
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCodes.OK;
+      if (error.code === 'commander.help') {
+        // `roundtable help` asked for it; `roundtable` alone printed it for want of a command.
+        if (error.exitCode === 0) return ExitCodes.OK;
+        io.stderr.write('roundtable: USAGE: Name a command (see the list above).\n');
+      }
       return ExitCodes.USAGE;
     }
+    // A closed stdout (`| head -1`) is a normal end: nothing more to say, and no one to say it to.
+    if (isCliError(error, 'OUTPUT_CLOSED')) return ExitCodes.OK;
     return reportError(io, error);
   }
 }

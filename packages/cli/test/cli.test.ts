@@ -7,10 +7,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
-import { assertBuilt, roundtable, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
+import { STACK_LINE, assertBuilt, roundtable, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
+import { firstUnprintable } from './unprintable.js';
 
-/** A line of a JavaScript stack trace: never printed. */
-const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+/** The writer's post in the `controls` record (see the fixture). */
+const CONTROLS = 'csi \u009b31m del \u007f nel \u0085 ls \u2028 ps \u2029 rlo \u202eevil\u202c lri \u2066x\u2069 zwj a\u200db bom \ufeff tag \u{e0041}';
+
 
 let scratch: string;
 let fsStore: string;
@@ -30,6 +32,7 @@ beforeAll(async () => {
     ]);
   }
   await writeRecord('fs', fsStore, 'hostile-run', 'hostile');
+  await writeRecord('fs', fsStore, 'controls-run', 'controls');
 }, 120_000);
 
 afterAll(() => {
@@ -171,6 +174,31 @@ describe('roundtable show', () => {
     expect(tail.stdout).not.toContain('\u001b');
     expect(tail.stdout).toContain('\\u001b[31mred');
   });
+
+  it('shows why an attempt was retried, escaped like all text', async () => {
+    const result = await roundtable(['show', 'controls-run', '--store', fsStore]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^team\/reviewer\/1\s+reviewer\s+1\s+retried RESULT_INVALID\s/m);
+    expect(result.stdout).toContain('  team/reviewer/1 attempt 1 retried: RESULT_INVALID: Member "reviewer" posted to room "lobby\\u009b2J\\u202e", which this team does not declare.');
+  });
+
+  it('prints no raw C1, DEL, U+2028/2029, bidi or zero-width character in text, json or jsonl, and the JSON parses back to the text', async () => {
+    const outputs = await Promise.all(
+      [['show'], ['show', '-o', 'json'], ['tail'], ['tail', '-o', 'jsonl'], ['events'], ['events', '-o', 'json'], ['events', '-o', 'jsonl'], ['verify'], ['verify', '-o', 'json']].map(async ([command, ...format]) => {
+        const result = await roundtable([command!, 'controls-run', ...format, '--store', fsStore]);
+        expect(result.code, `${command} ${format.join(' ')}: ${result.stderr}`).toBe(0);
+        return [`${command} ${format.join(' ')}`, result.stdout] as const;
+      }),
+    );
+    outputs.push(['runs -o json', (await roundtable(['runs', '-o', 'json', '--store', fsStore])).stdout]);
+    for (const [what, stdout] of outputs) expect(firstUnprintable(stdout, '\n'), what).toBeNull();
+    const output = (what: string) => outputs.find(([name]) => name === what)![1];
+    expect(JSON.parse(output('show -o json')).attempts[0].posts[0].text).toBe(CONTROLS);
+    expect(JSON.parse(output('tail -o jsonl').split('\n')[0]!).text).toBe(CONTROLS);
+    const completions = (JSON.parse(output('events -o json')) as StoredEvent[]).filter((event) => event.type === 'graph:node-completed');
+    expect(JSON.stringify(completions[0]!.payload)).toContain(JSON.stringify(CONTROLS));
+    expect(output('tail ')).toContain('rlo \\u202eevil\\u202c lri \\u2066x\\u2069 zwj a\\u200db bom \\ufeff tag \\udb40\\udc41');
+  });
 });
 
 describe('roundtable verify', () => {
@@ -223,9 +251,8 @@ describe('roundtable verify', () => {
   });
 
   const damageCases = process.env.FAULT_SCALE === 'full' ? 200 : 6;
-  it('ends in exit 0 or 1 with a typed error, never a crash, for fs records damaged at random', { timeout: 60_000 + damageCases * 40_000 }, async () => {
-    // The hang guard grows with the cases: each spawns the CLI several times, which a loaded
-    // two-core machine was seen to take over 90 s for in all (the bounded form, 6 cases).
+  // A hang guard, not a speed check: four runs of the binary a case, 15 s each on a loaded machine.
+  it('ends in exit 0 or 1 with a typed error, never a crash, for fs records damaged at random', { timeout: 60_000 + damageCases * 4 * 15_000 }, async () => {
     const cases = damageCases;
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -378,8 +405,16 @@ describe('roundtable rooms', () => {
 describe('bad usage and the read-only promise', () => {
   it('exits 2 with a message for bad usage and unusable stores', async () => {
     const cases: [string[], RegExp][] = [
-      [['bogus'], /unknown command 'bogus'/],
-      [['show'], /missing required argument 'runId'/],
+      [['bogus'], /^roundtable: USAGE: unknown command 'bogus'/],
+      [['\u001b[31mred'], /^roundtable: USAGE: unknown command '\\u001b\[31mred'/],
+      [['show'], /^roundtable: USAGE: missing required argument 'runId'/],
+      [['show', 'seed-run', '--store'], /^roundtable: USAGE: option '--store <url>' argument missing/],
+      [['show', '../etc', '--store', fsStore], /^roundtable: USAGE: "..\/etc" is not a run id/],
+      [['runs', '--namespace', 'a/b', '--store', fsStore], /^roundtable: USAGE: --namespace "a\/b" is not a namespace/],
+      [['view', '--port', '99999', '--store', fsStore], /^roundtable: USAGE: --port must be an integer from 0 to 65535, not "99999"/],
+      [['view', '--port', '-1', '--store', fsStore], /^roundtable: USAGE: --port must be an integer from 0 to 65535/],
+      [['events', 'seed-run', '--after', '1e3', '--store', fsStore], /^roundtable: USAGE: --after must be a non-negative integer/],
+      [['rooms', 'seed-run', '--out', '', '--store', fsStore], /^roundtable: USAGE: --out must name a directory/],
       [['runs'], /^roundtable: USAGE: No store given/],
       [['runs', '--store', join(scratch, 'missing')], /^roundtable: STORE_NOT_FOUND: /],
       [['runs', '--store', 'sqlite:' + join(scratch, 'missing.db')], /^roundtable: STORE_NOT_FOUND: /],
@@ -402,7 +437,10 @@ describe('bad usage and the read-only promise', () => {
       expect(result.stderr).not.toMatch(STACK_LINE);
     }
     expect((await roundtable(['--help'])).code).toBe(0);
-    expect((await roundtable([])).code).toBe(2);
+    expect((await roundtable(['help'])).code).toBe(0);
+    const bare = await roundtable([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/^roundtable: USAGE: Name a command/m);
   });
 
   it('never appends: every read command leaves the fs and SQLite records byte for byte as they were', async () => {

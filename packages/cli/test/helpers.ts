@@ -16,10 +16,13 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the built `roundtable` binary as a child process. */
-export function roundtable(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** A line of a JavaScript stack trace: never printed. */
+export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+
+/** Runs the built `roundtable` binary as a child process (in `cwd`, by default this process's). */
+export function roundtable(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ROUNDTABLE_STORE: '', ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ROUNDTABLE_STORE: '', ...env }, maxBuffer: 64 * 1024 * 1024, cwd }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });

@@ -1,21 +1,28 @@
 import { followStream } from '@roundtable/storage';
 import type { StoredEvent } from '@roundtable/storage';
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, parseNonNegativeInteger, safe, safeJson } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe, safeJson } from '../output.js';
+import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 
+export interface EventsOptions extends FormatOptions {
+  readonly after?: number;
+  readonly follow?: boolean;
+}
+
 /** `roundtable events <runId> [--after <revision>] [-f] [-o json|jsonl]`: the raw record. */
-export async function eventsCommand(io: CliIo, runId: string, options: StoreOptions & { after?: string; follow?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json', 'jsonl']);
+export async function eventsCommand(io: CliIo, runId: string, options: EventsOptions): Promise<number> {
+  const format = options.output ?? 'text';
   if (format === 'json' && options.follow === true) throw new CliError('USAGE', '-o json prints one array; follow with -o jsonl.');
-  const after = options.after === undefined ? 0 : parseNonNegativeInteger(options.after, '--after');
+  const after = options.after ?? 0;
   return withStorage(io, options, async (storage) => {
     const head = await storage.head(runId);
     if (head === 0 && options.follow !== true) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
     const print = (event: StoredEvent) => {
-      if (format === 'jsonl') println(io, JSON.stringify(event));
+      if (format === 'jsonl') println(io, printableJson(event));
       else println(io, `${event.revision}  ${safe(event.timestamp)}  ${safe(event.type)}  ${safeJson(event.payload)}`);
     };
     if (format === 'json') {
@@ -29,7 +36,7 @@ export async function eventsCommand(io: CliIo, runId: string, options: StoreOpti
       } finally {
         progress.finish();
       }
-      println(io, JSON.stringify(events, null, 2));
+      println(io, printableJson(events, 2));
       return ExitCodes.OK;
     }
     if (options.follow === true) {

@@ -1,16 +1,23 @@
 import { dirname, join } from 'node:path';
 import { followTeamRooms, projectTeamRooms, roomIndexFileName } from '@roundtable/rooms';
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, safe } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe } from '../output.js';
+import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { withReadProgress } from '../progressStorage.js';
 
+export interface RoomsOptions extends FormatOptions {
+  readonly out?: string;
+  readonly follow?: boolean;
+}
+
 /** `roundtable rooms <runId> --out <dir> [--follow]`: projectTeamRooms, or followTeamRooms until SIGINT. */
-export async function roomsCommand(io: CliIo, runId: string, options: StoreOptions & { out?: string; follow?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
-  if (options.out === undefined || options.out === '') throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
+export async function roomsCommand(io: CliIo, runId: string, options: RoomsOptions): Promise<number> {
+  const format = options.output ?? 'text';
+  if (options.out === undefined) throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
   const directory = options.out;
   return withStorage(io, options, async (storage) => {
     const head = await storage.head(runId);
@@ -23,12 +30,17 @@ export async function roomsCommand(io: CliIo, runId: string, options: StoreOptio
       progress.finish();
     }
     const index = projected.files.length === 0 ? null : join(dirname(projected.files[0]!.path), roomIndexFileName(storage.identity, runId));
+    // Paths are the user's --out and hex names, but escaped like all text: --out may hold anything.
+    const printFiles = (result: typeof projected) => {
+      for (const file of result.files) println(io, `${safe(file.roomId)}\t${safe(file.path)}`);
+    };
+    const printIndex = (result: typeof projected) => println(io, `revision ${result.revision}; index ${safe(index)}`);
     const print = (result: typeof projected) => {
-      if (format === 'json') println(io, JSON.stringify({ revision: result.revision, files: result.files, index }, null, 2));
+      if (format === 'json') println(io, printableJson({ revision: result.revision, files: result.files, index }, 2));
       else {
-        for (const file of result.files) println(io, `${safe(file.roomId)}\t${file.path}`);
+        printFiles(result);
         if (result.files.length === 0) println(io, 'This team has no rooms: nothing written.');
-        else println(io, `revision ${result.revision}; index ${index}`);
+        else printIndex(result);
       }
     };
     if (options.follow !== true) {
@@ -36,12 +48,12 @@ export async function roomsCommand(io: CliIo, runId: string, options: StoreOptio
       return ExitCodes.OK;
     }
     if (format === 'text') {
-      for (const file of projected.files) println(io, `${safe(file.roomId)}\t${file.path}`);
+      printFiles(projected);
       io.stderr.write(`Following run ${safe(runId)} (Ctrl-C to stop)…\n`);
     }
     const followed = await followTeamRooms({ storage, runId, directory, signal: io.signal });
     if (format === 'json') print(followed);
-    else println(io, `revision ${followed.revision}; index ${index}`);
+    else printIndex(followed);
     return ExitCodes.OK;
   });
 }

@@ -1,6 +1,8 @@
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
-import { checkFormat, safe, table } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe, table } from '../output.js';
+import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { RunReport } from '../runInspector.js';
 
@@ -28,12 +30,12 @@ export function runListing(report: RunReport): RunListing {
 }
 
 /** `roundtable runs`: every run of the namespace with its status. Exit 1 when a run is unreadable. */
-export async function runsCommand(io: CliIo, options: StoreOptions): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
+export async function runsCommand(io: CliIo, options: FormatOptions): Promise<number> {
+  const format = options.output ?? 'text';
   return withStorage(io, options, async (storage) => {
     const listings: RunListing[] = [];
     for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report()));
-    if (format === 'json') println(io, JSON.stringify({ runs: listings }, null, 2));
+    if (format === 'json') println(io, printableJson({ runs: listings }, 2));
     else if (listings.length === 0) println(io, 'No runs.');
     else {
       const rows = listings.map((run) => [

@@ -1,6 +1,8 @@
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
-import { checkFormat, formatDuration, safe, safeJson, table } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { formatDuration, safe, safeJson, table } from '../output.js';
+import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { AttemptRecord, RunReport } from '../runInspector.js';
 
@@ -42,6 +44,10 @@ export function showText(report: RunReport): string {
       postsText(attempt),
     ]);
     lines.push(table(['POSITION', 'MEMBER', 'ATTEMPT', 'OUTCOME', 'DURATION', 'POSTS'], rows));
+    // Why each retry happened: a reason is too long for a table cell.
+    for (const attempt of report.attempts) {
+      if (attempt.outcome === 'retried') lines.push(`  ${safe(attempt.position)} attempt ${attempt.attempt} retried: ${safe(attempt.code ?? '?')}: ${safe(attempt.message ?? '')}`);
+    }
   }
   lines.push('', `Outcome: ${safe(report.status.text)}`);
   const status = report.status;
@@ -63,11 +69,11 @@ export function showText(report: RunReport): string {
 }
 
 /** `roundtable show <runId>`. Exit 1 for a failed or unreadable run. */
-export async function showCommand(io: CliIo, runId: string, options: StoreOptions): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
+export async function showCommand(io: CliIo, runId: string, options: FormatOptions): Promise<number> {
+  const format = options.output ?? 'text';
   return withStorage(io, options, async (storage) => {
     const report = (await readRun(storage, runId)).report();
-    println(io, format === 'json' ? JSON.stringify(report, null, 2) : showText(report));
+    println(io, format === 'json' ? printableJson(report, 2) : showText(report));
     return report.status.kind === 'failed' || report.status.kind === 'unreadable' ? ExitCodes.NOT_WELL : ExitCodes.OK;
   });
 }

@@ -1,11 +1,13 @@
 import type { TeamMessage } from '@roundtable/graph';
 import { formatRoomLine } from '@roundtable/rooms';
 import { followStream } from '@roundtable/storage';
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, parseNonNegativeInteger, safe } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe } from '../output.js';
 import type { OutputFormat } from '../output.js';
+import { escapeUnprintable, printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { RunInspector } from '../runInspector.js';
 import { recordError } from '../recordError.js';
@@ -15,10 +17,11 @@ const DEFAULT_LINES = 10;
 function printMessage(io: CliIo, message: TeamMessage, format: OutputFormat, prefixed: boolean): void {
   if (format === 'jsonl') {
     const { id, roomId, sender, mentions, text, position } = message;
-    println(io, JSON.stringify({ roomId, id, sender, mentions, text, position }));
+    println(io, printableJson({ roomId, id, sender, mentions, text, position }));
     return;
   }
-  const line = formatRoomLine(message).slice(0, -1);
+  // The room file's line, with what room files keep raw (format characters) escaped too.
+  const line = escapeUnprintable(formatRoomLine(message).slice(0, -1));
   println(io, prefixed ? `#${safe(message.roomId)} ${line}` : line);
 }
 
@@ -28,14 +31,20 @@ function messagesAfter(inspector: RunInspector, count: number): readonly TeamMes
   return state === null ? [] : state.log.slice(count, state.messageCount);
 }
 
+export interface TailOptions extends FormatOptions {
+  readonly room?: string;
+  readonly lines?: number;
+  readonly follow?: boolean;
+}
+
 /**
  * `roundtable tail <runId> [--room <id>] [-n <count>] [-f]`: room lines as in room files,
  * prefixed with `#<roomId> ` when the team has several rooms and no --room is given; `-f`
  * follows live until SIGINT.
  */
-export async function tailCommand(io: CliIo, runId: string, options: StoreOptions & { room?: string; lines?: string; follow?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'jsonl']);
-  const count = options.lines === undefined ? DEFAULT_LINES : parseNonNegativeInteger(options.lines, '-n');
+export async function tailCommand(io: CliIo, runId: string, options: TailOptions): Promise<number> {
+  const format = options.output ?? 'text';
+  const count = options.lines ?? DEFAULT_LINES;
   return withStorage(io, options, async (storage) => {
     const inspector = await readRun(storage, runId);
     const report = inspector.report();

@@ -1,7 +1,9 @@
-import type { CliIo, StoreOptions } from '../cliContext.js';
+import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
-import { checkFormat, safe } from '../output.js';
+import type { FormatOptions } from '../optionValues.js';
+import { safe } from '../output.js';
+import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { readRun } from '../readRun.js';
 import type { RecordProblem } from '../runInspector.js';
@@ -14,12 +16,16 @@ export interface VerifiedRun {
   readonly problems: readonly RecordProblem[];
 }
 
+export interface VerifyOptions extends FormatOptions {
+  readonly all?: boolean;
+}
+
 /**
  * `roundtable verify [<runId>…|--all]`: reads each record through the adapter's damage checks
  * and folds it with the executor's strict fold. Exit 1 when any run has a problem.
  */
-export async function verifyCommand(io: CliIo, runIds: readonly string[], options: StoreOptions & { all?: boolean }): Promise<number> {
-  const format = checkFormat(options.output, ['text', 'json']);
+export async function verifyCommand(io: CliIo, runIds: readonly string[], options: VerifyOptions): Promise<number> {
+  const format = options.output ?? 'text';
   if (options.all === true && runIds.length > 0) throw new CliError('USAGE', 'Give run ids or --all, not both.');
   if (options.all !== true && runIds.length === 0) throw new CliError('USAGE', 'Name the runs to verify, or pass --all.');
   return withStorage(io, options, async (storage) => {
@@ -46,7 +52,7 @@ export async function verifyCommand(io: CliIo, runIds: readonly string[], option
       progress.finish();
     }
     const ok = results.every((result) => result.ok);
-    if (format === 'json') println(io, JSON.stringify({ ok, runs: results }, null, 2));
+    if (format === 'json') println(io, printableJson({ ok, runs: results }, 2));
     else {
       for (const result of results) {
         if (result.ok) println(io, `ok    ${safe(result.runId)} (${result.events} events)`);

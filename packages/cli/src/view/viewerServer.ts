@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { isRoundtableError } from '@roundtable/core';
 import { formatRoomLine } from '@roundtable/rooms';
@@ -9,6 +9,8 @@ import { followStream } from '@roundtable/storage';
 import type { RunStorage, StoredEvent } from '@roundtable/storage';
 import { CliError } from '../cliError.js';
 import { runListing } from '../commands/runsCommand.js';
+import { checkPort, parseNonNegativeInteger, parseRunId } from '../optionValues.js';
+import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import { RunInspector } from '../runInspector.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
@@ -49,9 +51,11 @@ function allowedHost(host: string | undefined, port: number): boolean {
   return port === 80 && (host === '127.0.0.1' || host === 'localhost');
 }
 
+const JSON_HEADERS = { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8' };
+
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
-  response.end(JSON.stringify(body));
+  response.writeHead(status, JSON_HEADERS);
+  response.end(printableJson(body));
 }
 
 function sendError(response: ServerResponse, error: unknown): void {
@@ -61,11 +65,44 @@ function sendError(response: ServerResponse, error: unknown): void {
   sendJson(response, status, { error: { code, message } });
 }
 
+/**
+ * A request Node's HTTP parser refused (a request line with a space or a control character, a
+ * URL over the header limit): answered as every other error, in JSON with a code, then closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = printableJson({ error: { code: 'BAD_REQUEST', message: tooLarge ? 'The request line or headers are too large.' : 'The request is not valid HTTP.' } });
+  const head = [`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}`, ...Object.entries(JSON_HEADERS).map(([name, value]) => `${name}: ${value}`)];
+  socket.end(`${head.join('\r\n')}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** The request's URL; one that does not parse (`//[`) is USAGE, a 400. */
+function requestUrl(request: IncomingMessage, port: number): URL {
+  try {
+    return new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+  } catch {
+    throw new CliError('USAGE', 'The request URL does not parse.');
+  }
+}
+
+/** A run id from a path segment, decoded in this one place: a malformed escape (`%E0%A4%A`) or a name no run can have is USAGE, a 400. */
+function runIdSegment(segment: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    throw new CliError('USAGE', 'The path has a malformed percent-encoding.');
+  }
+  return parseRunId(decoded);
+}
+
 function revisionParam(url: URL, name: string): number | null {
   const value = url.searchParams.get(name);
-  if (value === null) return null;
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new CliError('USAGE', `${name} must be a non-negative integer.`);
-  return Number(value);
+  return value === null ? null : parseNonNegativeInteger(value, name);
 }
 
 /** The team state after `revision`: the record folded up to it, members and messages. */
@@ -133,13 +170,13 @@ function live(storage: RunStorage, runId: string, after: number, request: Incomi
         // One message per burst of events: the page refetches what it shows.
         pending ??= setTimeout(() => {
           pending = null;
-          response.write(`event: revision\ndata: ${JSON.stringify({ revision })}\n\n`);
+          response.write(`event: revision\ndata: ${printableJson({ revision })}\n\n`);
         }, 20);
       }
       if (pending !== null) clearTimeout(pending);
     } catch (error) {
       const code = isRoundtableError(error) ? error.code : 'UNEXPECTED';
-      response.write(`event: problem\ndata: ${JSON.stringify({ code, message: error instanceof Error ? error.message : String(error) })}\n\n`);
+      response.write(`event: problem\ndata: ${printableJson({ code, message: error instanceof Error ? error.message : String(error) })}\n\n`);
     } finally {
       closing.removeEventListener('abort', stop);
       response.end();
@@ -171,7 +208,7 @@ async function route(storage: RunStorage, request: IncomingMessage, response: Se
     sendJson(response, 404, { error: { code: 'NOT_FOUND', message: `Nothing at ${url.pathname}.` } });
     return;
   }
-  const runId = decodeURIComponent(match[1]!);
+  const runId = runIdSegment(match[1]!);
   switch (match[2]) {
     case undefined:
       sendJson(response, 200, (await readRun(storage, runId)).report());
@@ -199,6 +236,7 @@ async function route(storage: RunStorage, request: IncomingMessage, response: Se
  */
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const { storage } = options;
+  const listenPort = checkPort(options.port ?? 0);
   const closing = new AbortController();
   let port = 0;
   const server: Server = createServer((request, response) => {
@@ -211,17 +249,19 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
       sendJson(response, 405, { error: { code: 'READ_ONLY', message: 'The viewer is read-only.' } });
       return;
     }
-    const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
-    route(storage, request, response, url, closing.signal).catch((error: unknown) => {
-      if (!response.headersSent) sendError(response, error);
-      else response.end();
-    });
+    Promise.resolve()
+      .then(() => route(storage, request, response, requestUrl(request, port), closing.signal))
+      .catch((error: unknown) => {
+        if (!response.headersSent) sendError(response, error);
+        else response.end();
+      });
   });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new CliError('PORT_UNAVAILABLE', `Cannot listen on 127.0.0.1:${options.port ?? 0}: ${error.code ?? error.message}.`, { cause: error })),
+      reject(new CliError('PORT_UNAVAILABLE', `Cannot listen on 127.0.0.1:${listenPort}: ${error.code ?? error.message}.`, { cause: error })),
     );
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(listenPort, '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;
   return {

@@ -6,6 +6,10 @@
 //   waiting  the reviewer's attempt starts and never ends; prints "in-attempt" (the test SIGKILLs it)
 //   hostile  messages with <script> and terminal escapes, in two rooms; complete
 //   resume   resumes the paused run written by `paused` (approved): the reviewer replies, then complete
+//   long     the seed conversation with a 220 kB draft: more output than a pipe holds, twice over
+//   controls the writer's post holds C1 controls, DEL, U+2028, bidi and zero-width characters; the
+//            reviewer's first attempt posts to an undeclared room named with them (retried
+//            RESULT_INVALID), its second replies; complete
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import { createFsStorage } from '@roundtable/storage-fs';
@@ -26,20 +30,28 @@ const rooms = scenario === 'hostile'
 const graph = compileGraph(teamGraphType, seedTeam({ rooms }));
 
 const HOSTILE = '<script>window.pwned = true</script> \u001b[31mred\u001b[0m <img src=x onerror="window.pwned=true">';
+const CONTROLS = 'csi \u009b31m del \u007f nel \u0085 ls \u2028 ps \u2029 rlo \u202eevil\u202c lri \u2066x\u2069 zwj a\u200db bom \ufeff tag \u{e0041}';
 const writer = ({ input }) => {
   if (input.result !== null) return { summary: `Done: ${input.messages.at(-1)?.text ?? ''}` };
-  const posts = [{ roomId: 'review', text: scenario === 'hostile' ? HOSTILE : 'Please review the draft.', mentions: ['reviewer'] }];
+  const texts = { hostile: HOSTILE, controls: CONTROLS, long: 'long draft '.repeat(20_000) };
+  const text = texts[scenario] ?? 'Please review the draft.';
+  const posts = [{ roomId: 'review', text, mentions: ['reviewer'] }];
   if (scenario === 'hostile') posts.push({ roomId: 'side', text: 'note\nto self', mentions: [] });
   return { summary: 'Draft ready.', posts };
 };
 const reply = () => ({ summary: 'Reviewed.', posts: [{ roomId: 'review', text: 'Approved: ship it.', mentions: ['writer'] }] });
 const reviewers = {
   seed: reply,
+  long: reply,
   hostile: reply,
   failed: () => {
     throw new Error('the reviewer crashed');
   },
   paused: { run: reply, decideAction: ({ resume }) => (resume === null ? { kind: 'wait', reason: 'needs approval', request: { question: 'Ship the notes?' } } : { kind: 'allow' }) },
+  controls: {
+    run: (ctx) => (ctx.attempt === 1 ? { summary: 'Oops.', posts: [{ roomId: `lobby\u009b2J\u202e`, text: 'wrong room', mentions: [] }] } : reply()),
+    retry: { maxAttempts: 2 },
+  },
   resume: { run: reply, decideAction: ({ resume }) => (resume === null ? { kind: 'wait', reason: 'needs approval', request: { question: 'Ship the notes?' } } : { kind: 'allow' }) },
   waiting: async () => {
     process.stdout.write('in-attempt\n');
