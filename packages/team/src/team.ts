@@ -152,7 +152,7 @@ function jobResult(runId: string, plan: TeamJobPlan, state: TeamJobState, outcom
   }
 }
 
-async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resume: { position: string; value: Json } | null): Promise<TeamJobResult> {
+async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resume: { position: string; value: Json | undefined } | null): Promise<TeamJobResult> {
   const runId = checkRunId(options?.runId);
   const storage = options.storage;
   if (typeof storage?.read !== 'function' || typeof storage.append !== 'function') throw configError('/storage', 'storage must be a RunStorage.');
@@ -182,7 +182,8 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
     const executor = await createGraphExecutor({ runId, graph, storage, nodes: jobBindings(session, plan) });
     let outcome: GraphRunResult;
     try {
-      outcome = resume === null ? await executor.run(session.signal) : await executor.resume(resume.position, { value: resume.value, signal: session.signal });
+      // A value answers a pause; without one, resume recovers an attempt a crash left unfinished.
+      outcome = resume === null ? await executor.run(session.signal) : await executor.resume(resume.position, { ...(resume.value === undefined ? {} : { value: resume.value }), signal: session.signal });
     } catch (error) {
       throw session.error ?? error;
     }
@@ -203,6 +204,6 @@ export function team(config: TeamConfig): TeamJob {
   const resolved = resolveTeamConfig(config);
   return {
     run: (options) => runJob(resolved, options, null),
-    resume: (options) => runJob(resolved, options, { position: options?.position, value: options?.value ?? null }),
+    resume: (options) => runJob(resolved, options, { position: options?.position, value: options?.value }),
   };
 }

@@ -3,6 +3,7 @@
 // `step <n>` once the nth write of its process is durable — each append, then the run's end
 // and each output it writes after it. Counted per process: a recovering process starts at 1.
 import type { RunStorage } from '@roundtable/storage';
+import { wrapStorage } from '@roundtable/test-utils/workers';
 
 /** The line a fault worker prints once step `step` of its process is durable. */
 export const stepLine = (step: number): string => `step ${step}`;
@@ -23,17 +24,12 @@ export function reportingSteps(inner: RunStorage): FaultSteps {
   const step = () => {
     process.stdout.write(`${stepLine(++steps)}\n`);
   };
-  const storage: RunStorage = {
-    identity: inner.identity,
-    head: (streamId) => inner.head(streamId),
-    read: (streamId, options) => inner.read(streamId, options),
-    streams: () => inner.streams(),
-    close: () => inner.close(),
+  const storage: RunStorage = wrapStorage(inner, {
     async append(streamId, expectedRevision, events) {
       const head = await inner.append(streamId, expectedRevision, events);
       step();
       return head;
     },
-  };
+  });
   return { storage, step };
 }

@@ -10,6 +10,7 @@ import { appendFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFsStorage } from '@roundtable/storage-fs';
+import { wrapStorage } from '@roundtable/test-utils/workers';
 import { team } from '../../dist/index.js';
 
 const [mode, ...args] = process.argv.slice(2);
@@ -29,19 +30,14 @@ function reached(label) {
 function pointedStorage(store) {
   const inner = createFsStorage({ directory: store });
   const labels = (events) => events.map((event) => `${event.type} ${event.payload?.position ?? ''}`.trimEnd());
-  return {
-    identity: inner.identity,
-    head: (streamId) => inner.head(streamId),
-    read: (streamId, options) => inner.read(streamId, options),
-    streams: () => inner.streams(),
-    close: () => inner.close(),
+  return wrapStorage(inner, {
     append: async (streamId, expectedRevision, events) => {
       for (const label of labels(events)) reached(`before ${label}`);
       const head = await inner.append(streamId, expectedRevision, events);
       for (const label of labels(events)) reached(`after ${label}`);
       return head;
     },
-  };
+  });
 }
 
 /** True when the record already holds an outcome for `nodeId`: running it now would be a second run. */
