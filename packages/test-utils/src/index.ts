@@ -7,6 +7,7 @@ export { POSTGRES_URL_KEY, TEST_POSTGRES_URL_VARIABLE, setupPostgres } from './p
 export { FULL, assertFreshBuild, exited, forkFixture, killAll, lastJsonLine, messageOfType, nextMessage, packageFixtures, runKillable } from './childProcessFixtures.js';
 export type { KillableExit, KillableOptions, PackageFixtures } from './childProcessFixtures.js';
 export { rejection } from './rejection.js';
+export { snapshotTree } from './snapshotTree.js';
 export { tempDirectory } from './tempDirectory.js';
 export type { TempDirectory } from './tempDirectory.js';
 export { pairTeam, seedTeam } from './seedTeam.js';
