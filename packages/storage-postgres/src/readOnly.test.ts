@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '@roundtable/storage';
 import type { StorageErrorCode } from '@roundtable/storage';
+import { postgresCatalog } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { POSTGRES_SCHEMA_VERSION, createPostgresStorage } from './index.js';
 import type { PostgresStorage, PostgresStorageOptions } from './index.js';
@@ -35,29 +36,7 @@ function storageWith(options: Partial<PostgresStorageOptions> = {}): PostgresSto
   return storage;
 }
 
-/**
- * The database as a reader must leave it: every schema of its own, every table and index in
- * them, and every table's rows (a digest of their text, in order).
- */
-async function catalog(): Promise<string[]> {
-  const { rows } = await raw.query<{ schema: string; name: string | null; kind: string | null }>(
-    `SELECT n.nspname AS schema, c.relname AS name, c.relkind::text AS kind
-     FROM pg_namespace n LEFT JOIN pg_class c ON c.relnamespace = n.oid
-     WHERE n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
-     ORDER BY 1, 2`,
-  );
-  const entries: string[] = [];
-  for (const row of rows) {
-    if (row.name === null || row.kind !== 'r') {
-      entries.push(`${row.schema}.${row.name ?? ''} ${row.kind ?? 'schema'}`);
-      continue;
-    }
-    const table = `"${row.schema}"."${row.name}"`;
-    const digest = await raw.query<{ rows: string }>(`SELECT count(*) || ' ' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '') AS rows FROM ${table} t`);
-    entries.push(`${table} rows ${digest.rows[0]!.rows}`);
-  }
-  return entries;
-}
+const catalog = () => postgresCatalog(database.url);
 
 /** Every method of a read-only instance over `schema` fails with `code`, and the database is as it was; returns the message. */
 async function expectRefusedUnchanged(schema: string, code: StorageErrorCode = 'NOT_A_STORE'): Promise<string> {
