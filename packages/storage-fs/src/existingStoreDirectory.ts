@@ -35,7 +35,7 @@ function isNamespaceFolder(path: string): boolean {
 
 function describeEntries(entries: readonly Dirent[]): string {
   const names = quotedNames(entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)), 5);
-  return `it holds ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'} (${names}), none of them a namespace folder (a folder named after a namespace, holding .tmp/ or a stream folder with its first batch or segment file)`;
+  return `it holds ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'} (${names}), ${entries.length === 1 ? 'not' : 'none of them'} a namespace folder (a folder named after a namespace, holding .tmp/ or a stream folder with its first batch or segment file)`;
 }
 
 /** "directory D" or "directory D with namespace N", for the folder of a namespace at `namespaceFolder`. */
