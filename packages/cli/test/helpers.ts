@@ -16,10 +16,13 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the built `roundtable` binary as a child process. */
-export function roundtable(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs the built `roundtable` binary as a child process. `timeoutMs` is a hang guard for a
+ * command that could run until stopped (a follow, the viewer): after it, SIGTERM ends it.
+ */
+export function roundtable(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 0): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ROUNDTABLE_STORE: '', ...env }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ROUNDTABLE_STORE: '', ...env }, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });

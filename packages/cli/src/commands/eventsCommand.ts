@@ -5,6 +5,7 @@ import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
 import { checkFormat, parseNonNegativeInteger, safe, safeJson } from '../output.js';
 import { Progress } from '../progress.js';
+import { requireRunHead } from '../readRun.js';
 
 /** `roundtable events <runId> [--after <revision>] [-f] [-o json|jsonl]`: the raw record. */
 export async function eventsCommand(io: CliIo, runId: string, options: StoreOptions & { after?: string; follow?: boolean }): Promise<number> {
@@ -12,8 +13,8 @@ export async function eventsCommand(io: CliIo, runId: string, options: StoreOpti
   if (format === 'json' && options.follow === true) throw new CliError('USAGE', '-o json prints one array; follow with -o jsonl.');
   const after = options.after === undefined ? 0 : parseNonNegativeInteger(options.after, '--after');
   return withStorage(io, options, async (storage) => {
-    const head = await storage.head(runId);
-    if (head === 0 && options.follow !== true) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
+    // A follow may start before the run's first event.
+    const head = options.follow === true ? await storage.head(runId) : await requireRunHead(storage, runId);
     const print = (event: StoredEvent) => {
       if (format === 'jsonl') println(io, JSON.stringify(event));
       else println(io, `${event.revision}  ${safe(event.timestamp)}  ${safe(event.type)}  ${safeJson(event.payload)}`);

@@ -6,6 +6,7 @@ import { CliError } from '../cliError.js';
 import { checkFormat, safe } from '../output.js';
 import { Progress } from '../progress.js';
 import { withReadProgress } from '../progressStorage.js';
+import { requireRunHead } from '../readRun.js';
 
 /** `roundtable rooms <runId> --out <dir> [--follow]`: projectTeamRooms, or followTeamRooms until SIGINT. */
 export async function roomsCommand(io: CliIo, runId: string, options: StoreOptions & { out?: string; follow?: boolean }): Promise<number> {
@@ -13,8 +14,7 @@ export async function roomsCommand(io: CliIo, runId: string, options: StoreOptio
   if (options.out === undefined || options.out === '') throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
   const directory = options.out;
   return withStorage(io, options, async (storage) => {
-    const head = await storage.head(runId);
-    if (head === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
+    const head = await requireRunHead(storage, runId);
     const progress = new Progress(io.stderr, 'projecting', head, io.env);
     let projected;
     try {
