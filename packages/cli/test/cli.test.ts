@@ -7,10 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { snapshotTree } from '@roundtable/test-utils';
-import { assertBuilt, roundtable, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
-
-/** A line of a JavaScript stack trace: never printed. */
-const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+import { STACK_LINE, assertBuilt, roundtable, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
 
 let scratch: string;
 let fsStore: string;

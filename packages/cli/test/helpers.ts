@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** A line of a JavaScript stack trace: never printed. */
+export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 export const WRITE_RECORD = fileURLToPath(new URL('./__fixtures__/writeRecord.mjs', import.meta.url));
 
 export function assertBuilt(): void {

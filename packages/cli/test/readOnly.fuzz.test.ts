@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, snapshotTree } from '@roundtable/test-utils';
-import { assertBuilt, roundtable, writeRecord } from './helpers.js';
+import { STACK_LINE, assertBuilt, roundtable, writeRecord } from './helpers.js';
 
 /*
  * The class "a reader creates or changes a store", for inputs nobody listed: random reading
@@ -17,7 +17,6 @@ import { assertBuilt, roundtable, writeRecord } from './helpers.js';
  * mode for mode, as it was.
  */
 
-const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 /** Codes a command may answer over a location that is not a store. */
 const NOT_A_STORE_CODES = /^roundtable: (NOT_A_STORE|STORE_NOT_FOUND|UNSUPPORTED_STORE|UNSAFE_STORAGE_PATH): /;
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
-import { snapshotTree } from '@roundtable/test-utils';
+import { probeReadOnly, snapshotTree, thrown } from '@roundtable/test-utils';
 import { createFsStorage } from './index.js';
 import { collect, newEvents, removeTempDirectories, storageError, tempDirectory } from './__fixtures__/support.js';
 
@@ -26,15 +26,10 @@ async function writtenStore(): Promise<string> {
 /** Opening `directory` read-only is NOT_A_STORE (or `code`), and leaves everything under `root` as it was. */
 function expectRefusedUnchanged(root: string, directory: string, code: 'NOT_A_STORE' | 'UNSAFE_STORAGE_PATH' = 'NOT_A_STORE'): string {
   const before = snapshotTree(root);
-  let caught: unknown;
-  try {
-    createFsStorage({ directory, readOnly: true });
-  } catch (error) {
-    caught = error;
-  }
-  expect(isStorageError(caught, code), `${directory}: ${String(caught)}`).toBe(true);
+  const error = thrown(() => createFsStorage({ directory, readOnly: true }));
+  expect(isStorageError(error, code), `${directory}: ${String(error)}`).toBe(true);
   expect(snapshotTree(root)).toEqual(before);
-  return (caught as Error).message;
+  return (error as Error).message;
 }
 
 describe('createFsStorage({ readOnly: true }) over a location that is not a store', () => {
@@ -162,18 +157,9 @@ describe('createFsStorage({ readOnly: true }) over random directory trees', () =
         const directory = join(root, `tree-${round++}`);
         buildTree(directory, entries);
         const before = snapshotTree(directory);
-        let storage: RunStorage | null = null;
-        try {
-          storage = createFsStorage({ directory, namespace, readOnly: true });
-        } catch (error) {
-          expect(isStorageError(error), String(error)).toBe(true);
-        }
-        if (storage !== null) {
-          const calls = [() => storage.head('run-1'), () => collect(storage.read('run-1')), () => collect(storage.streams())];
-          for (const call of calls) await call().catch((error: unknown) => expect(isStorageError(error), String(error)).toBe(true));
-          await storageError(() => storage.append('run-1', 0, newEvents('x', 1)), 'STORAGE_READ_ONLY');
-          await storage.close();
-        }
+        const probe = await probeReadOnly(() => createFsStorage({ directory, namespace, readOnly: true }));
+        for (const error of probe.errors) expect(isStorageError(error), String(error)).toBe(true);
+        if (probe.opened) expect(isStorageError(probe.appendError, 'STORAGE_READ_ONLY'), String(probe.appendError)).toBe(true);
         expect(snapshotTree(directory)).toEqual(before);
       }),
       { numRuns: 150, seed: 22 },

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { followStream, isStorageError } from '@roundtable/storage';
 import type { RunStorage, StorageErrorCode } from '@roundtable/storage';
-import { snapshotTree } from '@roundtable/test-utils';
+import { probeReadOnly, snapshotTree, thrown } from '@roundtable/test-utils';
 import { SQLITE_SCHEMA_VERSION, createSqliteStorage } from './index.js';
 import { newBatch, readAll, rejection, tempDirectory } from '../test/helpers.js';
 
@@ -53,15 +53,10 @@ async function listStreams(storage: RunStorage): Promise<unknown[]> {
 /** Opening `filename` read-only fails with `code`, and leaves everything under `root` as it was; returns the message. */
 function expectRefusedUnchanged(root: string, filename: string, code: StorageErrorCode = 'NOT_A_STORE'): string {
   const before = snapshotTree(root);
-  let caught: unknown;
-  try {
-    createSqliteStorage({ filename, readOnly: true });
-  } catch (error) {
-    caught = error;
-  }
-  expect(isStorageError(caught, code), `${filename}: ${String(caught)}`).toBe(true);
+  const error = thrown(() => createSqliteStorage({ filename, readOnly: true }));
+  expect(isStorageError(error, code), `${filename}: ${String(error)}`).toBe(true);
   expect(snapshotTree(root)).toEqual(before);
-  return (caught as Error).message;
+  return (error as Error).message;
 }
 
 describe('createSqliteStorage({ readOnly: true }) over a file that is not a store', () => {
@@ -180,18 +175,9 @@ describe('createSqliteStorage({ readOnly: true }) over random databases', () => 
         const filename = join(root, 'some.db');
         buildDatabase(filename, database);
         const before = snapshotTree(root);
-        let storage: RunStorage | null = null;
-        try {
-          storage = createSqliteStorage({ filename, namespace, readOnly: true });
-        } catch (error) {
-          expect(isStorageError(error), String(error)).toBe(true);
-        }
-        if (storage !== null) {
-          const reads = [() => storage.head('run-1'), () => readAll(storage, 'run-1'), () => listStreams(storage)];
-          for (const read of reads) await read().catch((error: unknown) => expect(isStorageError(error), String(error)).toBe(true));
-          expect(isStorageError(await rejection(storage.append('run-1', 0, newBatch('x', 1))), 'STORAGE_READ_ONLY')).toBe(true);
-          await storage.close();
-        }
+        const probe = await probeReadOnly(() => createSqliteStorage({ filename, namespace, readOnly: true }));
+        for (const error of probe.errors) expect(isStorageError(error), String(error)).toBe(true);
+        if (probe.opened) expect(isStorageError(probe.appendError, 'STORAGE_READ_ONLY'), String(probe.appendError)).toBe(true);
         expect(snapshotTree(root)).toEqual(before);
       }),
       { numRuns: 60, seed: 22 },
