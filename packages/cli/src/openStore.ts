@@ -72,7 +72,7 @@ export function parseStoreSpec(store: string): StoreSpec {
 }
 
 interface PostgresModule {
-  createPostgresStorage(options: { connectionString: string; namespace?: string }): RunStorage | Promise<RunStorage>;
+  createPostgresStorage(options: { connectionString: string; namespace?: string; readOnly?: boolean }): RunStorage | Promise<RunStorage>;
 }
 
 /** The PostgreSQL adapter, an optional install; `specifier` is only ever changed by tests. */
@@ -87,18 +87,23 @@ export async function loadPostgresAdapter(specifier = '@roundtable/storage-postg
   }
 }
 
-/** Opens the store `--store` names, read-only in use: the CLI never appends. */
+/**
+ * Opens the store `--store` names with `readOnly: true`: the adapter creates nothing (no file,
+ * folder, table, schema or namespace), never migrates, and refuses appends, so no command that
+ * reads can change a store or make one. A location that holds no store is the adapter's
+ * NOT_A_STORE, naming what is there.
+ */
 export async function openStore(options: OpenStoreOptions): Promise<RunStorage> {
   const spec = parseStoreSpec(options.store);
-  const namespace = options.namespace === undefined ? {} : { namespace: options.namespace };
+  const common = { readOnly: true, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) };
   switch (spec.adapter) {
     case 'fs':
-      return createFsStorage({ directory: spec.directory, ...namespace });
+      return createFsStorage({ directory: spec.directory, ...common });
     case 'sqlite':
-      return createSqliteStorage({ filename: spec.filename, ...namespace });
+      return createSqliteStorage({ filename: spec.filename, ...common });
     case 'postgres': {
       const adapter = await loadPostgresAdapter();
-      return await adapter.createPostgresStorage({ connectionString: spec.connectionString, ...namespace });
+      return await adapter.createPostgresStorage({ connectionString: spec.connectionString, ...common });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { isStorageError } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
-import { CliError } from './cliError.js';
+import { runNotFound } from './cliError.js';
 import type { Progress } from './progress.js';
 import { RunInspector } from './runInspector.js';
 
@@ -19,7 +19,7 @@ export async function readRun(storage: RunStorage, runId: string, progress?: Pro
     inspector.fail(error);
     return inspector;
   }
-  if (head === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
+  if (head === 0) throw runNotFound(runId, storage.identity.namespace);
   progress?.grow(head);
   try {
     for await (const event of storage.read(runId)) {
@@ -31,4 +31,11 @@ export async function readRun(storage: RunStorage, runId: string, progress?: Pro
     inspector.fail(error);
   }
   return inspector;
+}
+
+/** The head of run `runId`; RUN_NOT_FOUND (naming the namespace) when it has no events. */
+export async function requireRunHead(storage: RunStorage, runId: string): Promise<number> {
+  const head = await storage.head(runId);
+  if (head === 0) throw runNotFound(runId, storage.identity.namespace);
+  return head;
 }

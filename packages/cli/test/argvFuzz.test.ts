@@ -190,6 +190,6 @@ describe('random argv', () => {
     const ends = (argv: readonly string[]) => argv[0] !== 'view' && !argv.some((token) => token.startsWith('--follow') || /^-[A-Za-z]*f/.test(token));
     // argv cannot carry NUL.
     const samples = fc.sample(fc.tuple(argvArbitrary(specs).filter(ends).map((argv) => argv.map((token) => token.replaceAll('\u0000', '_'))), ENV), { numRuns: BINARY_RUNS, seed: 22 });
-    for (const [argv, env] of samples) expectTyped(argv, await roundtable(argv, env, scratch));
+    for (const [argv, env] of samples) expectTyped(argv, await roundtable(argv, env, { cwd: scratch }));
   });
 });

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
+import { snapshotTree } from '@roundtable/test-utils';
 import { STACK_LINE, assertBuilt, roundtable, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
 import { firstUnprintable } from './unprintable.js';
 
@@ -43,18 +43,6 @@ const ADAPTERS = ['fs', 'sqlite'] as const;
 /** The store URL of an adapter's record (known only once beforeAll made the scratch folder). */
 const storeOf = (adapter: (typeof ADAPTERS)[number]) => (adapter === 'fs' ? `fs:${fsStore}` : `sqlite:${sqliteStore}`);
 const stores = () => ADAPTERS.map((adapter) => [adapter, storeOf(adapter)] as const);
-
-/** Every file under `path` with a digest of its bytes: what "never appends" compares. */
-function snapshot(path: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const visit = (current: string) => {
-    const stats = statSync(current);
-    if (stats.isDirectory()) for (const name of readdirSync(current)) visit(join(current, name));
-    else files[current] = createHash('sha256').update(readFileSync(current)).digest('hex');
-  };
-  visit(path);
-  return files;
-}
 
 function sqliteEvents(path: string): unknown[] {
   const db = new Database(path, { readonly: true });
@@ -444,7 +432,7 @@ describe('bad usage and the read-only promise', () => {
   });
 
   it('never appends: every read command leaves the fs and SQLite records byte for byte as they were', async () => {
-    const fsBefore = snapshot(fsStore);
+    const fsBefore = snapshotTree(fsStore);
     const sqliteBefore = sqliteEvents(sqliteStore);
     const out = join(scratch, 'readonly-rooms');
     for (const store of [fsStore, sqliteStore]) {
@@ -452,7 +440,72 @@ describe('bad usage and the read-only promise', () => {
         await roundtable([...args, '--store', store]);
       }
     }
-    expect(snapshot(fsStore)).toEqual(fsBefore);
+    expect(snapshotTree(fsStore)).toEqual(fsBefore);
     expect(sqliteEvents(sqliteStore)).toEqual(sqliteBefore);
+  });
+});
+
+describe('reading never creates or changes a store', () => {
+  const READERS = [['runs'], ['show', 'seed-run'], ['events', 'seed-run'], ['tail', 'seed-run'], ['verify', '--all'], ['verify', 'seed-run'], ['events', 'seed-run', '-f'], ['view']];
+
+  it('answers NOT_A_STORE, naming what it found, for every reading command over a location that is not a store, and changes nothing', async () => {
+    const root = join(scratch, 'not-stores');
+    mkdirSync(join(root, 'empty'), { recursive: true });
+    mkdirSync(join(root, 'project', 'src'), { recursive: true });
+    writeFileSync(join(root, 'project', 'package.json'), '{}');
+    mkdirSync(join(root, 'junk', 'default'), { recursive: true });
+    writeFileSync(join(root, 'junk', 'default', 'notes.txt'), 'x');
+    writeFileSync(join(root, 'notes.db'), 'some text');
+    writeFileSync(join(root, 'fresh.db'), '');
+    for (const [name, journal] of [['app.db', 'delete'], ['app.sqlite3', 'wal']] as const) {
+      const db = new Database(join(root, name));
+      db.pragma(`journal_mode = ${journal}`);
+      db.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE orders (id INTEGER PRIMARY KEY)');
+      db.close();
+    }
+    const found: [string, RegExp][] = [
+      [join(root, 'empty'), /it is an empty directory/],
+      [join(root, 'project'), /it holds 2 entries \("package\.json", "src\/"\), none of them a namespace folder/],
+      [`fs:${join(root, 'junk')}`, /it holds 1 entry \("default\/"\), not a namespace folder/],
+      [join(root, 'notes.db'), /it is a file of 9 bytes that is not a SQLite database/],
+      [join(root, 'fresh.db'), /it is an empty file/],
+      [join(root, 'app.db'), /it is a SQLite database whose 2 tables are "orders", "users", without roundtable_migrations/],
+      // No .db or .sqlite name: recognised as SQLite by its header, as before.
+      [join(root, 'app.sqlite3'), /it is a SQLite database whose 2 tables are "orders", "users"/],
+    ];
+    const before = snapshotTree(root);
+    for (const [store, what] of found) {
+      // Every reading command over one folder and one database; `runs` over the rest (the fuzz test mixes them at random).
+      const readers = store.endsWith('project') || store.endsWith('app.db') ? READERS : [['runs']];
+      for (const args of readers) {
+        const result = await roundtable([...args, '--store', store]);
+        expect(result.code, `${args.join(' ')} --store ${store}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toMatch(/^roundtable: NOT_A_STORE: /);
+        expect(result.stderr).toMatch(what);
+        expect(result.stdout).toBe('');
+      }
+    }
+    const rooms = await roundtable(['rooms', 'seed-run', '--out', join(scratch, 'not-store-rooms'), '--store', join(root, 'app.db')]);
+    expect(rooms.stderr).toMatch(/^roundtable: NOT_A_STORE: /);
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  it('reads a namespace that does not exist as empty, without making its folder, and RUN_NOT_FOUND names the namespace', async () => {
+    const before = snapshotTree(fsStore);
+    const sqliteBefore = snapshotTree(sqliteStore);
+    for (const [, store] of stores()) {
+      const runs = await roundtable(['runs', '--store', store, '--namespace', 'Default']);
+      expect([runs.code, runs.stdout, runs.stderr]).toEqual([0, 'No runs in namespace "Default".\n', '']);
+      for (const args of [['show', 'seed-run'], ['events', 'seed-run'], ['tail', 'seed-run'], ['verify', 'seed-run']]) {
+        const result = await roundtable([...args, '--store', store, '--namespace', 'Default']);
+        expect(result.code, args.join(' ')).toBe(2);
+        expect(result.stderr).toBe('roundtable: RUN_NOT_FOUND: The store has no run "seed-run" in namespace "Default": `roundtable runs --namespace Default` lists its runs (--namespace picks another namespace).\n');
+      }
+      const missing = await roundtable(['show', 'no-such-run', '--store', store]);
+      expect(missing.stderr).toContain('in namespace "default": `roundtable runs` lists its runs');
+    }
+    expect(snapshotTree(fsStore)).toEqual(before);
+    expect(existsSync(join(fsStore, 'Default~1'))).toBe(false);
+    expect(snapshotTree(sqliteStore)).toEqual(sqliteBefore);
   });
 });

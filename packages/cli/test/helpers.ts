@@ -4,6 +4,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+/** A line of a JavaScript stack trace: never printed. */
+export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 export const WRITE_RECORD = fileURLToPath(new URL('./__fixtures__/writeRecord.mjs', import.meta.url));
 
 export function assertBuilt(): void {
@@ -16,13 +18,14 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** A line of a JavaScript stack trace: never printed. */
-export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
-
-/** Runs the built `roundtable` binary as a child process (in `cwd`, by default this process's). */
-export function roundtable(args: readonly string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
+/**
+ * Runs the built `roundtable` binary as a child process, in `cwd` (by default this process's).
+ * `timeoutMs` is a hang guard for a command that could run until stopped (a follow, the
+ * viewer): after it, SIGTERM ends it.
+ */
+export function roundtable(args: readonly string[], env: Record<string, string> = {}, { cwd, timeoutMs = 0 }: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ROUNDTABLE_STORE: '', ...env }, maxBuffer: 64 * 1024 * 1024, cwd }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, ROUNDTABLE_STORE: '', ...env }, maxBuffer: 64 * 1024 * 1024, cwd, timeout: timeoutMs }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresServer } from '@roundtable/test-utils';
+import { createTestDatabase, postgresCatalog, postgresServer } from '@roundtable/test-utils';
 import type { PostgresServer, TestDatabase } from '@roundtable/test-utils';
+import { rawPostgresClient } from '@roundtable/test-utils/harness';
 import { assertBuilt, roundtable, startRoundtable, writeRecord } from './helpers.js';
 
 // A real PostgreSQL: ROUNDTABLE_POSTGRES_URL when set, otherwise an embedded server for this file.
@@ -39,6 +40,24 @@ describe('roundtable over postgres://', () => {
     await writeRecord('postgres', database.url, 'live-run', 'resume');
     await tail.waitFor((out) => out.includes('Approved: ship it.'), 'the reviewer line');
     expect(await tail.interrupt()).toBe(0);
+  });
+
+  it('answers NOT_A_STORE for a database without Roundtable\'s schema, and creates no schema or table in it', async () => {
+    const foreign = await createTestDatabase(server.url, 'roundtable_cli_foreign');
+    try {
+      const client = await rawPostgresClient(foreign.url);
+      await client.query('CREATE TABLE public.accounts (id int); INSERT INTO public.accounts VALUES (1)');
+      await client.end();
+      const before = await postgresCatalog(foreign.url);
+      for (const args of [['runs'], ['show', 'seed-run'], ['events', 'seed-run', '-f'], ['verify', '--all']]) {
+        const result = await roundtable([...args, '--store', foreign.url]);
+        expect(result.code, args.join(' ')).toBe(2);
+        expect(result.stderr).toMatch(/^roundtable: NOT_A_STORE: postgres:\/\/.*\?schema=roundtable is not a Roundtable store: the database has no schema "roundtable" \(it has the schemas "public"\)/);
+      }
+      expect(await postgresCatalog(foreign.url)).toEqual(before);
+    } finally {
+      await foreign.drop();
+    }
   });
 
   it('reports an unreachable server as a typed error with exit 2, without the password', async () => {

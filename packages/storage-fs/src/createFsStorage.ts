@@ -18,7 +18,8 @@ import packageJson from '../package.json' with { type: 'json' };
 import { batchEvents, batchFileName, encodeBatchFile } from './batchFile.js';
 import { eventIterator } from './eventIterator.js';
 import type { EventSource } from './eventIterator.js';
-import { folderNameOf, idOfFolderName } from './folderName.js';
+import { existingStoreDirectorySync } from './existingStoreDirectory.js';
+import { TEMP_FOLDER, folderNameOf, idOfFolderName } from './folderName.js';
 import { HEAD_MARKER } from './headMarker.js';
 import { SEGMENT_TARGET_BYTES, packSegment } from './packSegment.js';
 import { directoryExistsSync, ensureDirectory, ensureDirectorySync, errorCode, fsyncDirectory, prepareStorageDirectorySync, storagePathError, unsafePath } from './safeFs.js';
@@ -30,7 +31,7 @@ export const FS_STORAGE_ADAPTER = '@roundtable/storage-fs';
 
 /** Options of `createFsStorage`: the common storage options plus where the data lives. */
 export interface FsStorageOptions extends StorageOptions {
-  /** The storage directory; created (mode 0700) if missing. It must not be a symlink. */
+  /** The storage directory; created (mode 0700) if missing, unless `readOnly`. It must not be a symlink. */
   readonly directory: string;
   /**
    * How many batch files a stream folder gathers before an append packs the oldest of them into
@@ -43,8 +44,6 @@ export interface FsStorageOptions extends StorageOptions {
 /** The default of `segmentBatches`. */
 export const DEFAULT_SEGMENT_BATCHES = 256;
 
-/** The name of the folder, inside each namespace, that holds uncommitted temp files. */
-const TEMP_FOLDER = '.tmp';
 /** How many lost link races one append retries before deciding the stream is damaged. */
 const MAX_COMMIT_ATTEMPTS = 5;
 const MAX_SEGMENT_BATCHES = 1_000_000;
@@ -61,7 +60,9 @@ function segmentBatchesOf(options: FsStorageOptions): number {
  * A `RunStorage` over a directory: `<directory>/<namespace>/<stream>/`, holding one immutable,
  * checksummed file per committed batch, packed now and then into checksummed segment files.
  * Creates the directory tree (mode 0700) if missing and refuses symlinked paths with
- * UNSAFE_STORAGE_PATH. Several instances and processes may share one directory.
+ * UNSAFE_STORAGE_PATH. Several instances and processes may share one directory. With
+ * `readOnly: true` it creates and removes nothing: the directory must already be a store
+ * (NOT_A_STORE otherwise) and every append is refused (STORAGE_READ_ONLY).
  */
 export function createFsStorage(options: FsStorageOptions): RunStorage {
   if (typeof options !== 'object' || options === null) {
@@ -77,12 +78,16 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
   let namespaceFolder: string;
   let tempFolder: string;
   try {
-    location = prepareStorageDirectorySync(directory);
+    location = config.readOnly ? existingStoreDirectorySync(directory) : prepareStorageDirectorySync(directory);
     namespaceFolder = join(location, folderNameOf(config.namespace));
-    ensureDirectorySync(namespaceFolder);
     tempFolder = join(namespaceFolder, TEMP_FOLDER);
-    ensureDirectorySync(tempFolder);
-    removeStaleTempFilesSync(tempFolder);
+    // A reader makes nothing: a namespace nobody wrote to is simply empty (checked, not created).
+    if (config.readOnly) directoryExistsSync(namespaceFolder);
+    else {
+      ensureDirectorySync(namespaceFolder);
+      ensureDirectorySync(tempFolder);
+      removeStaleTempFilesSync(tempFolder);
+    }
   } catch (error) {
     throw storagePathError(directory, error);
   }
@@ -108,11 +113,14 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
   /**
    * Checks the folders every operation goes through, the storage directory first: each must
    * still be a real directory. Swapped for a symlink (even to a copy), it is refused rather than
-   * followed, as a fresh instance would refuse it.
+   * followed, as a fresh instance would refuse it. Returns whether the namespace folder exists:
+   * only a read-only instance can find it missing (a namespace nobody wrote to yet).
    */
-  function checkNamespaceFolder(): void {
+  function checkNamespaceFolder(): boolean {
     if (!directoryExistsSync(location)) throw unsafePath(location, 'the storage directory has disappeared');
-    if (!directoryExistsSync(namespaceFolder)) throw unsafePath(namespaceFolder, 'the namespace folder has disappeared');
+    if (directoryExistsSync(namespaceFolder)) return true;
+    if (config.readOnly) return false;
+    throw unsafePath(namespaceFolder, 'the namespace folder has disappeared');
   }
 
   async function catchUp(state: StreamState): Promise<void> {
@@ -237,7 +245,7 @@ export function createFsStorage(options: FsStorageOptions): RunStorage {
 
   async function* listStreams(): AsyncGenerator<{ streamId: string; head: number }> {
     assertOpen();
-    checkNamespaceFolder();
+    if (!checkNamespaceFolder()) return;
     const entries = await readdir(namespaceFolder, { withFileTypes: true });
     const streamIds: string[] = [];
     for (const entry of entries) {

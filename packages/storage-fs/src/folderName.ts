@@ -1,5 +1,8 @@
 import { isStreamId } from '@roundtable/storage';
 
+/** The folder, inside each namespace, that holds uncommitted temp files (`.tmp` can never be an id: ids start with a letter or digit). */
+export const TEMP_FOLDER = '.tmp';
+
 function uppercaseMask(id: string): bigint {
   let mask = 0n;
   for (let i = 0; i < id.length; i++) {

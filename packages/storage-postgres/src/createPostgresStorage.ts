@@ -5,7 +5,7 @@ import { StorageError, assertRevision, assertStreamId, corruptStream, decodeStor
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
 import { ChangeListener } from './changeListener.js';
-import { migrate, quoteIdentifier } from './migrations.js';
+import { migrate, quoteIdentifier, requireStoreSchema } from './migrations.js';
 import { withPostgresErrors } from './postgresErrors.js';
 import type { PostgresErrorContext } from './postgresErrors.js';
 import { resolvePostgresStorageOptions } from './postgresStorageOptions.js';
@@ -30,9 +30,10 @@ const bodyChecksum = (body: string): string => hash('sha256', body);
 /** A `RunStorage` over PostgreSQL, with change hints by LISTEN/NOTIFY. */
 export interface PostgresStorage extends RunStorage {
   /**
-   * Connects and brings the schema up to date, if that has not happened yet. Every method does
-   * this first, so calling it is optional: it surfaces a bad connection string, a refused login
-   * or a newer schema before the first read or append.
+   * Connects and brings the schema up to date, if that has not happened yet (with `readOnly`,
+   * checks it instead: NOT_A_STORE, UNSUPPORTED_SCHEMA_VERSION). Every method does this first,
+   * so calling it is optional: it surfaces a bad connection string, a refused login, a newer
+   * schema or (read-only) a database that holds no store before the first read or append.
    */
   ready(): Promise<void>;
   /** Yields once when listening starts (and after each reconnect), then whenever an append to `streamId` commits, until `signal` aborts. */
@@ -90,7 +91,9 @@ function statements(schema: string) {
  * A `RunStorage` over one PostgreSQL schema. Any number of instances, in any number of
  * processes and machines, may share it: each append is one statement that moves the stream's
  * head only from `expectedRevision`. It returns at once; the first method call (or `ready()`)
- * connects and migrates. Throws a StorageError when the options are invalid.
+ * connects and migrates. Throws a StorageError when the options are invalid. With `readOnly:
+ * true` it creates and migrates nothing (the schema must already hold a store) and refuses every
+ * append (STORAGE_READ_ONLY).
  */
 export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const config = resolvePostgresStorageOptions(options);
@@ -101,7 +104,9 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
   // Our own connections wait at most lockTimeoutMs for a lock; a caller's pool keeps its
   // sessions' settings, so its appends set the timeout for their own transaction only.
   const ownConnection: pg.ClientConfig = { ...config.connection, options: `-c lock_timeout=${lockTimeoutMs}`, application_name: 'roundtable-storage' };
-  const pool = config.pool ?? new pg.Pool({ ...ownConnection, max: config.maxConnections });
+  // A read-only instance's own pool has the server refuse any write too, whatever the code does.
+  const poolOptions = config.readOnly ? `${ownConnection.options} -c default_transaction_read_only=on` : ownConnection.options;
+  const pool = config.pool ?? new pg.Pool({ ...ownConnection, options: poolOptions, max: config.maxConnections });
   // An idle connection the server drops emits 'error' on the pool; the next query reports it.
   if (ownsPool) pool.on('error', () => undefined);
   const listener = new ChangeListener(() => new pg.Client({ ...ownConnection, application_name: 'roundtable-listen' }), channel);
@@ -121,7 +126,8 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
       const client = await pool.connect();
       let failure: unknown;
       try {
-        await migrate(client, schema, location, lockTimeoutMs);
+        if (config.readOnly) await requireStoreSchema(client, schema, location);
+        else await migrate(client, schema, location, lockTimeoutMs);
       } catch (error) {
         failure = error;
         throw error;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { latestSchemaVersion, pendingMigrations } from '@roundtable/storage';
+import { latestSchemaVersion, notAStore, pendingMigrations, quotedNames, requireCurrentSchema } from '@roundtable/storage';
 import type { SchemaMigration } from '@roundtable/storage';
 
 /**
@@ -79,4 +79,29 @@ export async function migrate(client: pg.ClientBase, schema: string, location: s
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
+}
+
+const NOT_A_STORE_FIX = 'Pass the connection string and schema a Roundtable program gives createPostgresStorage.';
+
+/**
+ * The read-only open's check (it never migrates or creates): the schema must exist and hold
+ * Roundtable's tables at POSTGRES_SCHEMA_VERSION. A missing schema is NOT_A_STORE naming the
+ * database's schemas; a schema without the migrations table NOT_A_STORE naming its tables; an
+ * older or newer version UNSUPPORTED_SCHEMA_VERSION. Only reads the catalogs.
+ */
+export async function requireStoreSchema(client: pg.ClientBase, schema: string, location: string): Promise<void> {
+  const schemas = await client.query<{ name: string }>(
+    "SELECT nspname AS name FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY nspname",
+  );
+  const names = schemas.rows.map((row) => row.name);
+  if (!names.includes(schema)) {
+    const found = names.length === 0 ? 'no schemas of its own' : `the schemas ${quotedNames(names)}`;
+    throw notAStore(location, `the database has no schema ${JSON.stringify(schema)} (it has ${found})`, NOT_A_STORE_FIX);
+  }
+  const tables = (await client.query<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema])).rows.map((row) => row.name);
+  if (!tables.includes('roundtable_migrations')) {
+    const found = tables.length === 0 ? 'no tables' : `the tables ${quotedNames(tables)}`;
+    throw notAStore(location, `schema ${JSON.stringify(schema)} has ${found}, without roundtable_migrations`, NOT_A_STORE_FIX);
+  }
+  requireCurrentSchema(MIGRATIONS, await readSchemaVersion(client, schema), ADAPTER, location);
 }

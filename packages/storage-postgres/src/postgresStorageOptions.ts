@@ -8,7 +8,7 @@ export interface PostgresStorageOptions extends StorageOptions {
   readonly connectionString?: string;
   /** A pool of your own instead (it is left open by `close()`). Give one of `connectionString` and `pool`; with neither, pg's environment defaults (`PGHOST`, …) apply. */
   readonly pool?: pg.Pool;
-  /** The PostgreSQL schema that holds the tables (default `'roundtable'`), created if missing. A lower-case identifier. */
+  /** The PostgreSQL schema that holds the tables (default `'roundtable'`), created if missing (unless `readOnly`). A lower-case identifier. */
   readonly schema?: string;
   /** How long a write waits for a lock another connection holds before STORAGE_BUSY (default 5000 ms). */
   readonly lockTimeoutMs?: number;

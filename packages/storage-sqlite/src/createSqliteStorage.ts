@@ -5,7 +5,7 @@ import { StorageError, assertRevision, assertStreamId, changeHints, corruptStrea
 import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
 import packageJson from '../package.json' with { type: 'json' };
 import { DataVersionHints } from './dataVersionHints.js';
-import { openDatabase } from './openDatabase.js';
+import { closeDatabase, openDatabase } from './openDatabase.js';
 import { sqliteCode, withSqliteErrors } from './sqliteErrors.js';
 import type { SqliteErrorContext } from './sqliteErrors.js';
 import { resolveSqliteStorageOptions } from './sqliteStorageOptions.js';
@@ -92,18 +92,27 @@ function settle<T>(work: () => T): Promise<T> {
  * A `RunStorage` over one SQLite file (better-sqlite3, WAL). Instances in any number of
  * processes may share the file: every write is one BEGIN IMMEDIATE transaction. Opening
  * creates the file (0600) and applies schema migrations; it throws a StorageError when the
- * options are invalid or the file cannot be used.
+ * options are invalid or the file cannot be used. With `readOnly: true` it creates, migrates
+ * and writes nothing: the file must already be a store at this schema version (NOT_A_STORE,
+ * UNSUPPORTED_SCHEMA_VERSION otherwise), and every append is refused (STORAGE_READ_ONLY).
  */
 export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
   const config = resolveSqliteStorageOptions(options);
   const { namespace } = config;
   const db = openDatabase(config);
-  const statements = prepareStatements(db);
+  let statements: ReturnType<typeof prepareStatements>;
+  try {
+    // A file whose migrations table is there but whose tables are not fails here: typed, and closed.
+    statements = withSqliteErrors({ location: config.location, busyTimeoutMs: config.busyTimeoutMs }, () => prepareStatements(db));
+  } catch (error) {
+    closeDatabase(db, config.location);
+    throw error;
+  }
   const identity: StorageIdentity = Object.freeze({ adapter: ADAPTER, version: packageJson.version, namespace, location: config.location });
   let closed = false;
   const hints = new DataVersionHints(config.location, config.busyTimeoutMs);
-  // With 'full', SQLite's own checkpoints (see WalCheckpointer for why).
-  const checkpointer = config.synchronous === 'normal' ? new WalCheckpointer(db, config) : null;
+  // With 'full', SQLite's own checkpoints (see WalCheckpointer for why); a read-only instance commits nothing.
+  const checkpointer = config.synchronous === 'normal' && !config.readOnly ? new WalCheckpointer(db, config) : null;
   const closing = new AbortController();
   let closeDone: Promise<void> | null = null;
 
@@ -242,7 +251,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): RunStorage {
         closing.abort();
         hints.stop();
         await checkpointer?.stop();
-        db.close();
+        closeDatabase(db, config.location);
       })()),
   };
 }

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { latestSchemaVersion, pendingMigrations } from '@roundtable/storage';
+import { latestSchemaVersion, notAStore, pendingMigrations, quotedNames, requireCurrentSchema } from '@roundtable/storage';
 import type { SchemaMigration } from '@roundtable/storage';
 
 /**
@@ -60,4 +60,23 @@ export function migrate(db: BetterSqlite3.Database, location: string): void {
     }
   });
   applyPending.immediate();
+}
+
+/** What a read-only open tells a caller to pass instead of a database that is not a store. */
+export const NOT_A_STORE_FIX = 'Pass the database file a Roundtable program gave createSqliteStorage as its filename.';
+
+function describeTables(tables: readonly string[]): string {
+  if (tables.length === 0) return 'it is a SQLite database with no tables';
+  return `it is a SQLite database whose ${tables.length === 1 ? 'table is' : `${tables.length} tables are`} ${quotedNames(tables)}, without roundtable_migrations`;
+}
+
+/**
+ * The read-only open's check (it never migrates): the database must hold Roundtable's schema at
+ * SQLITE_SCHEMA_VERSION. Without the migrations table it is NOT_A_STORE naming the tables it has;
+ * an older or newer version is UNSUPPORTED_SCHEMA_VERSION. Only reads.
+ */
+export function requireStoreSchema(db: BetterSqlite3.Database, location: string): void {
+  const tables = db.prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name").pluck().all();
+  if (!tables.includes('roundtable_migrations')) throw notAStore(location, describeTables(tables), NOT_A_STORE_FIX);
+  requireCurrentSchema(MIGRATIONS, readSchemaVersion(db), ADAPTER, location);
 }

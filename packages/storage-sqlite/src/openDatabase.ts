@@ -1,10 +1,10 @@
-import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StorageError, isStorageError, storageIoError } from '@roundtable/storage';
-import { migrate } from './migrations.js';
+import { StorageError, isStorageError, notAStore, storageIoError } from '@roundtable/storage';
+import { NOT_A_STORE_FIX, migrate, requireStoreSchema } from './migrations.js';
 import type { SqliteStorageConfig } from './sqliteStorageOptions.js';
 import { translateSqliteError } from './sqliteErrors.js';
 
@@ -29,9 +29,8 @@ function pathError(location: string, error: unknown): unknown {
 
 /**
  * Creates the parent directories (0700) and the file (0600) if they are missing, so SQLite (which
- * gives -wal and -shm the file's mode) never makes them world-readable, and checks that what is
- * at the path is a regular file. A directory, a FIFO or a dangling symlink there, or a regular
- * file among the parents, is UNSAFE_STORAGE_PATH; any other failure STORAGE_IO_ERROR.
+ * gives -wal and -shm the file's mode) never makes them world-readable, and checks what is at the
+ * path (`checkDatabaseFile`).
  */
 function preparePrivateFile(location: string): void {
   try {
@@ -44,6 +43,31 @@ function preparePrivateFile(location: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw pathError(location, error);
   }
+  checkDatabaseFile(location, false);
+}
+
+/**
+ * For a read-only open, which creates nothing: the file must already be there, and be a SQLite
+ * database (`checkDatabaseFile`). Nothing at the path, or an empty file, is NOT_A_STORE.
+ */
+function requireExistingFile(location: string): void {
+  let present: boolean;
+  try {
+    present = lstatSync(location, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    throw pathError(location, error);
+  }
+  if (!present) throw notAStore(location, 'there is no file there', NOT_A_STORE_FIX);
+  if (checkDatabaseFile(location, true) === 0) throw notAStore(location, 'it is an empty file', NOT_A_STORE_FIX);
+}
+
+/**
+ * Checks that what is at the path is a regular file and, when it is not empty, a whole SQLite
+ * database (`checkDatabaseHeader`); returns its size. A directory, a FIFO or a dangling symlink
+ * there, or a regular file among the parents, is UNSAFE_STORAGE_PATH; any other failure
+ * STORAGE_IO_ERROR.
+ */
+function checkDatabaseFile(location: string, readOnly: boolean): number {
   let stats: Stats;
   try {
     stats = statSync(location);
@@ -53,7 +77,8 @@ function preparePrivateFile(location: string): void {
   }
   if (stats.isDirectory()) throw unsafePath(location, 'it is a directory, not a database file');
   if (!stats.isFile()) throw unsafePath(location, 'it is not a regular file');
-  if (stats.size > 0) checkDatabaseHeader(location, stats.size);
+  if (stats.size > 0) checkDatabaseHeader(location, stats.size, readOnly);
+  return stats.size;
 }
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -66,9 +91,10 @@ function damagedFile(location: string, reason: string): StorageError {
  * SQLite treats a file shorter than one page as an empty database, and would then write a fresh
  * schema over what is left of a truncated record. A non-empty file must therefore start with
  * the SQLite header and hold at least the one page it declares (an empty file is one this
- * adapter created and SQLite has not written yet: a new database).
+ * adapter created and SQLite has not written yet: a new database). For a read-only open a file
+ * without the header is NOT_A_STORE.
  */
-function checkDatabaseHeader(location: string, size: number): void {
+function checkDatabaseHeader(location: string, size: number, readOnly: boolean): void {
   const header = Buffer.alloc(100);
   let bytesRead: number;
   try {
@@ -81,7 +107,10 @@ function checkDatabaseHeader(location: string, size: number): void {
   } catch (error) {
     throw pathError(location, error);
   }
-  if (bytesRead < header.length || !header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw damagedFile(location, 'it is not a SQLite database (or its header is cut short)');
+  const isSqlite = header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC);
+  // A reader overwrites nothing, so a file that never was a database is only not a store.
+  if (!isSqlite && readOnly) throw notAStore(location, `it is a file of ${size} bytes that is not a SQLite database (it does not start with the SQLite header)`, NOT_A_STORE_FIX);
+  if (bytesRead < header.length || !isSqlite) throw damagedFile(location, 'it is not a SQLite database (or its header is cut short)');
   const declared = header.readUInt16BE(16);
   const pageSize = declared === 1 ? 65_536 : declared;
   if (size < pageSize) throw damagedFile(location, `it is ${size} bytes, shorter than its first page (${pageSize} bytes): truncated`);
@@ -119,16 +148,65 @@ function configure(db: BetterSqlite3.Database, config: SqliteStorageConfig): voi
   migrate(db, config.location);
 }
 
+function hasFileBeside(location: string, suffix: string): boolean {
+  try {
+    return lstatSync(`${location}${suffix}`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+/** How many connections `openDatabase` made to each file are open in this process (see `openReadConnection`). */
+const openHere = new Map<string, number>();
+
+/**
+ * A connection that only reads. On a WAL database SQLite makes the -wal and -shm files at the
+ * first read when they are missing; a read-only connection can neither remove them nor
+ * checkpoint, so it would leave them behind, while a read-write connection that never writes
+ * (`query_only`) removes them again when it is the last to close. So it is read-write with
+ * `query_only`, unless a -wal or -journal file is beside the database and no connection of this
+ * process has it open: then those files are another process's (a writer that has the file open,
+ * or crashed), and a read-only connection leaves them, and the database, exactly as they are.
+ */
+function openReadConnection(config: SqliteStorageConfig): BetterSqlite3.Database {
+  const othersFiles = !openHere.has(config.location) && (hasFileBeside(config.location, '-wal') || hasFileBeside(config.location, '-journal'));
+  const db = new Database(config.location, { readonly: othersFiles, fileMustExist: true, timeout: config.busyTimeoutMs });
+  try {
+    db.pragma('query_only = ON');
+    requireStoreSchema(db, config.location);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Closes a connection `openDatabase` returned. */
+export function closeDatabase(db: BetterSqlite3.Database, location: string): void {
+  db.close();
+  const count = (openHere.get(location) ?? 1) - 1;
+  if (count > 0) openHere.set(location, count);
+  else openHere.delete(location);
+}
+
 /**
  * Opens the database in WAL mode with the configured durability and busy timeout, and brings
- * its schema up to date. Every failure is a StorageError; the connection is closed on failure.
+ * its schema up to date; with `readOnly`, opens an existing store's file for reading only and
+ * checks its schema (nothing is created, migrated or written). Every failure is a
+ * StorageError; the connection is closed on failure. Close it with `closeDatabase`.
  */
 export function openDatabase(config: SqliteStorageConfig): BetterSqlite3.Database {
   let db: BetterSqlite3.Database | undefined;
   try {
-    preparePrivateFile(config.location);
-    db = new Database(config.location, { timeout: config.busyTimeoutMs });
-    configure(db, config);
+    if (config.readOnly) {
+      requireExistingFile(config.location);
+      db = openReadConnection(config);
+    } else {
+      preparePrivateFile(config.location);
+      db = new Database(config.location, { timeout: config.busyTimeoutMs });
+      configure(db, config);
+    }
+    openHere.set(config.location, (openHere.get(config.location) ?? 0) + 1);
     return db;
   } catch (error) {
     db?.close();

@@ -4,7 +4,7 @@ import type { StorageConfig, StorageOptions } from '@roundtable/storage';
 
 /** What `createSqliteStorage` takes: the options every adapter takes, plus where and how to write. */
 export interface SqliteStorageOptions extends StorageOptions {
-  /** The database file. Relative paths resolve against the current directory; a missing parent directory is created (0700). */
+  /** The database file. Relative paths resolve against the current directory; a missing parent directory is created (0700), unless `readOnly`. */
   readonly filename: string;
   /** `'full'` (default) syncs the WAL on every commit; `'normal'` only at checkpoints (see README). */
   readonly synchronous?: 'full' | 'normal';

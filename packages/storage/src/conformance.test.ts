@@ -156,6 +156,7 @@ describe('runStorageConformance', () => {
       'streams-lists-heads',
       'identity',
       'closed-instance-rejects',
+      'read-only-instance',
       'random-operations-match-model',
       'follow-across-instances',
       'follow-abort-ends',
@@ -370,6 +371,13 @@ describe('runStorageConformance', () => {
   it('catches an instance that keeps working after close', async () => {
     const result = await runKit((backing, options) => ({ ...createReferenceStorage(backing, options), close: () => Promise.resolve() }));
     expect(failedCases(result)).toEqual(['closed-instance-rejects']);
+  });
+
+  it('catches an adapter that appends through a read-only instance, and only in that case', async () => {
+    // It checks the option, then ignores it.
+    const result = await runKit((backing, options) => createReferenceStorage(backing, typeof options?.readOnly === 'boolean' ? { ...options, readOnly: false } : options));
+    expect(failedCases(result)).toEqual(['read-only-instance']);
+    expect(result.failures[0]!.message).toMatch(/expected STORAGE_READ_ONLY, but it succeeded/);
   });
 
   it('records a hanging adapter as failures and still finishes, closing every instance it opened', async () => {

@@ -40,3 +40,19 @@ export function duplicateEventId(eventId: string, streamId: string): StorageErro
 export function corruptStream(streamId: string, message: string, cause?: unknown): StorageError {
   return new StorageError('CORRUPT_EVENT_STREAM', `Stream ${streamId} is damaged: ${message}`, { details: { streamId }, cause });
 }
+
+/**
+ * What a read-only open (`readOnly: true`) reports when the location holds no Roundtable store:
+ * `found` says what is there, `fix` what to pass instead. Nothing was created or changed.
+ */
+export function notAStore(location: string, found: string, fix: string): StorageError {
+  return new StorageError('NOT_A_STORE', `${location} is not a Roundtable store: ${found}. ${fix} (Opened read-only: nothing was created or changed.)`, {
+    details: { location, found },
+  });
+}
+
+/** The first `shown` of `names`, each quoted, then how many more: what a NOT_A_STORE message lists of a foreign location. */
+export function quotedNames(names: readonly string[], shown = 10): string {
+  const listed = names.slice(0, shown).map((name) => JSON.stringify(name)).join(', ');
+  return names.length > shown ? `${listed}, … (${names.length - shown} more)` : listed;
+}

@@ -37,7 +37,7 @@ function refusal(action: () => unknown, code: StorageErrorCode): StorageError {
 
 describe('resolveStorageOptions', () => {
   it('applies the defaults', () => {
-    expect(config()).toEqual({ namespace: 'default', limits: DEFAULT_STORAGE_LIMITS, knownSecrets: [] });
+    expect(config()).toEqual({ namespace: 'default', limits: DEFAULT_STORAGE_LIMITS, knownSecrets: [], readOnly: false });
     expect(DEFAULT_STORAGE_LIMITS).toEqual({ maxEventPayloadBytes: 262_144, maxAppendBatchBytes: 1_048_576 });
   });
 
@@ -48,6 +48,8 @@ describe('resolveStorageOptions', () => {
     [{ limits: { maxAppendBatchBytes: 1.5 } }],
     [{ knownSecrets: [''] }],
     [{ knownSecrets: 'secret' as unknown as string[] }],
+    [{ readOnly: 'yes' as unknown as boolean }],
+    [{ readOnly: 1 as unknown as boolean }],
   ])('refuses %j with INVALID_STORAGE_OPTIONS', (options) => {
     refusal(() => config(options), 'INVALID_STORAGE_OPTIONS');
   });
@@ -75,6 +77,15 @@ describe('resolveStorageOptions', () => {
 });
 
 describe('prepareAppend', () => {
+  it('refuses every append of a read-only instance first, whatever the batch, and names no input', () => {
+    const readOnly = config({ readOnly: true, knownSecrets: ['a-known-secret'] });
+    for (const [streamId, expectedRevision, events] of [['run-1', 0, [event('a')]], ['not a stream id!', -1, []], ['run-a-known-secret', 0, [event('a')]]] as const) {
+      const error = refusal(() => prepareAppend(readOnly, streamId, expectedRevision, events), 'STORAGE_READ_ONLY');
+      expect(error.message).toBe('This storage was opened with readOnly: true, which never appends; nothing was written.');
+    }
+    expect(prepareAppend(config({ readOnly: false }), 'run-1', 0, [event('a')]).nextHead).toBe(1);
+  });
+
   it('returns deep copies, canonical texts, revisions and the next head', () => {
     const events = [event('a', { z: 1, a: [1, { y: -0 }] }), event('b')];
     const prepared = prepareAppend(config(), 'run-1', 4, events);

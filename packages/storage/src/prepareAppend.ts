@@ -25,10 +25,10 @@ export interface PreparedAppend {
 }
 
 /**
- * Every check an append makes before it touches storage: stream id, expected revision, batch
- * shape, each event's envelope, duplicate ids within the batch, limits and known secrets. It
- * throws a typed StorageError or returns the batch ready to write. Adapters call this first,
- * so nothing is ever half-written because of bad input.
+ * Every check an append makes before it touches storage: a read-only instance (STORAGE_READ_ONLY,
+ * first), stream id, expected revision, batch shape, each event's envelope, duplicate ids within
+ * the batch, limits and known secrets. It throws a typed StorageError or returns the batch ready
+ * to write. Adapters call this first, so nothing is ever half-written because of bad input.
  */
 export function prepareAppend(config: StorageConfig, streamId: string, expectedRevision: number, events: readonly NewEvent[]): PreparedAppend {
   try {
@@ -41,6 +41,7 @@ export function prepareAppend(config: StorageConfig, streamId: string, expectedR
 }
 
 function checkAppend(config: StorageConfig, streamId: string, expectedRevision: number, events: readonly NewEvent[]): PreparedAppend {
+  if (config.readOnly) throw new StorageError('STORAGE_READ_ONLY', 'This storage was opened with readOnly: true, which never appends; nothing was written.');
   assertStreamId(streamId);
   // Adapters write the stream id too (in each record, a file name, a column), so screen it.
   if (config.knownSecrets.some((secret) => streamId.includes(secret))) {

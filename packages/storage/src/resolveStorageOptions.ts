@@ -9,6 +9,8 @@ export interface StorageConfig {
   readonly namespace: string;
   readonly limits: StorageLimits;
   readonly knownSecrets: readonly string[];
+  /** Opened with `readOnly: true`: `prepareAppend` refuses every append (STORAGE_READ_ONLY). */
+  readonly readOnly: boolean;
 }
 
 function badOption(message: string): StorageError {
@@ -49,6 +51,8 @@ export function resolveStorageOptions(options: StorageOptions = {}): StorageConf
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   if (!isStreamId(namespace)) throw badOption(`namespace ${JSON.stringify(namespace)} must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$.`);
   const knownSecrets = checkKnownSecrets(options.knownSecrets ?? []);
+  const readOnly: unknown = options.readOnly ?? false;
+  if (typeof readOnly !== 'boolean') throw badOption('readOnly must be true or false.');
   return Object.freeze({
     namespace,
     limits: Object.freeze({
@@ -56,6 +60,7 @@ export function resolveStorageOptions(options: StorageOptions = {}): StorageConf
       maxAppendBatchBytes: positiveLimit(options.limits?.maxAppendBatchBytes, DEFAULT_STORAGE_LIMITS.maxAppendBatchBytes, 'maxAppendBatchBytes'),
     }),
     knownSecrets,
+    readOnly,
   });
 }
 

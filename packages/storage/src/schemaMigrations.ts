@@ -19,11 +19,27 @@ export function latestSchemaVersion(migrations: readonly SchemaMigration[]): num
 export function pendingMigrations(migrations: readonly SchemaMigration[], current: number, adapter: string, location: string): readonly SchemaMigration[] {
   const supported = latestSchemaVersion(migrations);
   if (current > supported) {
-    throw new StorageError(
-      'UNSUPPORTED_SCHEMA_VERSION',
-      `The store at ${location} has schema version ${current}, newer than this ${adapter} supports (${supported}); upgrade the package to open it.`,
-      { details: { schemaVersion: current, supportedSchemaVersion: supported, location } },
-    );
+    throw unsupportedSchema(`The store at ${location} has schema version ${current}, newer than this ${adapter} supports (${supported}); upgrade the package to open it.`, current, supported, location);
   }
   return migrations.filter((migration) => migration.version > current);
+}
+
+/**
+ * The rule of a read-only open (`readOnly: true`), which never migrates: the store must be at
+ * exactly the latest version. Newer is refused as `pendingMigrations` refuses it; older is
+ * UNSUPPORTED_SCHEMA_VERSION too, naming the fix (open it once without `readOnly`).
+ */
+export function requireCurrentSchema(migrations: readonly SchemaMigration[], current: number, adapter: string, location: string): void {
+  if (pendingMigrations(migrations, current, adapter, location).length === 0) return;
+  const supported = latestSchemaVersion(migrations);
+  throw unsupportedSchema(
+    `The store at ${location} has schema version ${current}, older than this ${adapter} reads (${supported}), and a read-only open never migrates: open it once without readOnly (any writer of this version migrates it), then read it.`,
+    current,
+    supported,
+    location,
+  );
+}
+
+function unsupportedSchema(message: string, current: number, supported: number, location: string): StorageError {
+  return new StorageError('UNSUPPORTED_SCHEMA_VERSION', message, { details: { schemaVersion: current, supportedSchemaVersion: supported, location } });
 }

@@ -45,6 +45,13 @@ export interface StorageOptions {
   readonly limits?: Partial<StorageLimits>;
   /** Strings that must never be written: an append containing one is refused with KNOWN_SECRET. */
   readonly knownSecrets?: readonly string[];
+  /**
+   * Open for reading only (default false): the adapter creates nothing (no file, folder, table,
+   * schema or namespace) and never migrates; a location that holds no store is NOT_A_STORE, a
+   * schema it would have to migrate UNSUPPORTED_SCHEMA_VERSION; every append is refused with
+   * STORAGE_READ_ONLY; a namespace nobody wrote to reads as empty. For tools that only look.
+   */
+  readonly readOnly?: boolean;
 }
 
 export const DEFAULT_NAMESPACE = 'default';

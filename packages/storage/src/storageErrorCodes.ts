@@ -14,8 +14,20 @@ export const StorageErrorCodes = {
   STORAGE_IO_ERROR: 'STORAGE_IO_ERROR',
   /** Another process held the store's lock for longer than the adapter waits; nothing was written. */
   STORAGE_BUSY: 'STORAGE_BUSY',
-  /** The backing data was written by a newer version of the adapter; it is left untouched. */
+  /**
+   * The backing data's schema is not one this adapter uses as it is: written by a newer version
+   * of the adapter, or (opened with `readOnly: true`, which never migrates) an older one. It is
+   * left untouched.
+   */
   UNSUPPORTED_SCHEMA_VERSION: 'UNSUPPORTED_SCHEMA_VERSION',
+  /**
+   * Opened with `readOnly: true`, the location holds no Roundtable store (nothing there, an empty
+   * or foreign folder, a database without Roundtable's tables); `details.found` says what is
+   * there. Nothing was created or changed.
+   */
+  NOT_A_STORE: 'NOT_A_STORE',
+  /** An append through an instance opened with `readOnly: true`; nothing was written. */
+  STORAGE_READ_ONLY: 'STORAGE_READ_ONLY',
 } as const;
 
 export type StorageErrorCode = (typeof StorageErrorCodes)[keyof typeof StorageErrorCodes];

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, revisionsUntil, runKillable, seedTeam, teamDefinition, tempDirectory, wrapStorage } from './index.js';
+import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, revisionsUntil, runKillable, seedTeam, snapshotTree, teamDefinition, tempDirectory, wrapStorage } from './index.js';
 import { runToEnd } from './workers.js';
 
 describe('seedTeam', () => {
@@ -100,6 +100,30 @@ describe('tempDirectory', () => {
     expect(existsSync(join(directory, 'file'))).toBe(true);
     cleanup();
     expect(existsSync(directory)).toBe(false);
+  });
+});
+
+describe('snapshotTree', () => {
+  it('records every directory, file and link with its mode and bytes, and changes when any of them does', () => {
+    const { directory, cleanup } = tempDirectory('test-utils-');
+    mkdirSync(join(directory, 'a', 'empty'), { recursive: true });
+    writeFileSync(join(directory, 'a', 'file'), 'x');
+    symlinkSync('a/file', join(directory, 'link'));
+    const before = snapshotTree(directory);
+    expect(Object.keys(before)).toEqual(['.', 'a', 'a/empty', 'a/file', 'link']);
+    expect(before.link).toBe('link -> a/file');
+    expect(snapshotTree(join(directory, 'nothing'))).toEqual({ '.': 'missing' });
+    const changes: (() => void)[] = [
+      () => mkdirSync(join(directory, 'a', 'empty', 'new')),
+      () => writeFileSync(join(directory, 'a', 'file'), 'y'),
+      () => chmodSync(join(directory, 'a', 'file'), 0o600),
+    ];
+    for (const change of changes) {
+      const earlier = snapshotTree(directory);
+      change();
+      expect(snapshotTree(directory)).not.toEqual(earlier);
+    }
+    cleanup();
   });
 });
 

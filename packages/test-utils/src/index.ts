@@ -1,12 +1,16 @@
 export { freePort } from './freePort.js';
 export { POSTGRES_URL_VARIABLE, postgresServer, startEmbeddedPostgres } from './startEmbeddedPostgres.js';
 export type { EmbeddedPostgresOptions, PostgresServer } from './startEmbeddedPostgres.js';
+export { postgresCatalog } from './postgresCatalog.js';
 export { createTestDatabase } from './testDatabase.js';
 export type { TestDatabase } from './testDatabase.js';
 export { POSTGRES_URL_KEY, TEST_POSTGRES_URL_VARIABLE, setupPostgres } from './postgresGlobalSetup.js';
 export { FULL, assertFreshBuild, exited, forkFixture, killAll, lastJsonLine, messageOfType, nextMessage, packageFixtures, runKillable } from './childProcessFixtures.js';
 export type { KillableExit, KillableOptions, PackageFixtures } from './childProcessFixtures.js';
-export { rejection } from './rejection.js';
+export { probeReadOnly } from './probeReadOnly.js';
+export type { ProbedStorage, ReadOnlyProbe } from './probeReadOnly.js';
+export { rejection, thrown } from './rejection.js';
+export { snapshotTree } from './snapshotTree.js';
 export { tempDirectory } from './tempDirectory.js';
 export type { TempDirectory } from './tempDirectory.js';
 export { pairTeam, seedTeam } from './seedTeam.js';

@@ -7,6 +7,7 @@ import type { FormatOptions } from '../optionValues.js';
 import { safe, safeJson } from '../output.js';
 import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
+import { requireRunHead } from '../readRun.js';
 
 export interface EventsOptions extends FormatOptions {
   readonly after?: number;
@@ -19,8 +20,8 @@ export async function eventsCommand(io: CliIo, runId: string, options: EventsOpt
   if (format === 'json' && options.follow === true) throw new CliError('USAGE', '-o json prints one array; follow with -o jsonl.');
   const after = options.after ?? 0;
   return withStorage(io, options, async (storage) => {
-    const head = await storage.head(runId);
-    if (head === 0 && options.follow !== true) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
+    // A follow may start before the run's first event.
+    const head = options.follow === true ? await storage.head(runId) : await requireRunHead(storage, runId);
     const print = (event: StoredEvent) => {
       if (format === 'jsonl') println(io, printableJson(event));
       else println(io, `${event.revision}  ${safe(event.timestamp)}  ${safe(event.type)}  ${safeJson(event.payload)}`);

@@ -8,6 +8,7 @@ import { safe } from '../output.js';
 import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { withReadProgress } from '../progressStorage.js';
+import { requireRunHead } from '../readRun.js';
 
 export interface RoomsOptions extends FormatOptions {
   readonly out?: string;
@@ -20,8 +21,7 @@ export async function roomsCommand(io: CliIo, runId: string, options: RoomsOptio
   if (options.out === undefined) throw new CliError('USAGE', 'rooms needs --out <dir>: where the room files go.');
   const directory = options.out;
   return withStorage(io, options, async (storage) => {
-    const head = await storage.head(runId);
-    if (head === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`, { details: { runId } });
+    const head = await requireRunHead(storage, runId);
     const progress = new Progress(io.stderr, 'projecting', head, io.env);
     let projected;
     try {

@@ -29,6 +29,11 @@ export function runListing(report: RunReport): RunListing {
   };
 }
 
+/** What `runs` and `verify --all` print for a namespace without runs (a typo in --namespace looks the same). */
+export function noRuns(namespace: string): string {
+  return `No runs in namespace ${JSON.stringify(namespace)}.`;
+}
+
 /** `roundtable runs`: every run of the namespace with its status. Exit 1 when a run is unreadable. */
 export async function runsCommand(io: CliIo, options: FormatOptions): Promise<number> {
   const format = options.output ?? 'text';
@@ -36,7 +41,7 @@ export async function runsCommand(io: CliIo, options: FormatOptions): Promise<nu
     const listings: RunListing[] = [];
     for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report()));
     if (format === 'json') println(io, printableJson({ runs: listings }, 2));
-    else if (listings.length === 0) println(io, 'No runs.');
+    else if (listings.length === 0) println(io, noRuns(storage.identity.namespace));
     else {
       const rows = listings.map((run) => [
         safe(run.runId),

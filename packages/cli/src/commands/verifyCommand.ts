@@ -7,6 +7,7 @@ import { printableJson } from '../printable.js';
 import { Progress } from '../progress.js';
 import { readRun } from '../readRun.js';
 import type { RecordProblem } from '../runInspector.js';
+import { noRuns } from './runsCommand.js';
 
 export interface VerifiedRun {
   readonly runId: string;
@@ -58,7 +59,7 @@ export async function verifyCommand(io: CliIo, runIds: readonly string[], option
         if (result.ok) println(io, `ok    ${safe(result.runId)} (${result.events} events)`);
         for (const problem of result.problems) println(io, `FAIL  ${safe(result.runId)} at revision ${problem.revision}: ${safe(problem.code)}: ${safe(problem.message)}`);
       }
-      if (results.length === 0) println(io, 'No runs.');
+      if (results.length === 0) println(io, noRuns(storage.identity.namespace));
     }
     return ok ? ExitCodes.OK : ExitCodes.NOT_WELL;
   });

@@ -11,7 +11,7 @@ import { CliError } from '../cliError.js';
 import { runListing } from '../commands/runsCommand.js';
 import { checkPort, parseNonNegativeInteger, parseRunId } from '../optionValues.js';
 import { printableJson } from '../printable.js';
-import { readRun } from '../readRun.js';
+import { readRun, requireRunHead } from '../readRun.js';
 import { RunInspector } from '../runInspector.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
 
@@ -107,8 +107,7 @@ function revisionParam(url: URL, name: string): number | null {
 
 /** The team state after `revision`: the record folded up to it, members and messages. */
 async function stateAfter(storage: RunStorage, runId: string, revision: number): Promise<StateResponse> {
-  const head = await storage.head(runId);
-  if (head === 0) throw new CliError('RUN_NOT_FOUND', `The store has no run ${JSON.stringify(runId)}.`);
+  const head = await requireRunHead(storage, runId);
   const inspector = new RunInspector(runId);
   try {
     for await (const event of storage.read(runId)) {

@@ -116,4 +116,38 @@ const closedInstanceRejects: ConformanceCaseDefinition = {
   },
 };
 
-export const instanceCases = [namespaceIsolation, streamsListsHeads, identity, closedInstanceRejects];
+const readOnlyInstance: ConformanceCaseDefinition = {
+  name: 'read-only-instance',
+  rule: 'An instance opened with `readOnly: true` reads what any instance wrote (also after it opened), refuses every append with STORAGE_READ_ONLY and writes nothing, and reads a namespace nobody wrote to as empty; a `readOnly` that is not a boolean is INVALID_STORAGE_OPTIONS.',
+  async run(context) {
+    await context.expectOpenRefused({ readOnly: 'yes' as unknown as boolean }, 'INVALID_STORAGE_OPTIONS', 'create({ readOnly: "yes" })');
+    const writer = await context.open();
+    const streamId = context.stream();
+    const first = newBatch(`${streamId}-a`, 2);
+    await expectOk(() => writer.append(streamId, 0, first), 'append by a writer');
+    const reader = await context.open({ readOnly: true });
+    await checkStream(reader, streamId, storedEvents(streamId, 0, first), 'a read-only instance');
+    await checkListing(reader, new Map([[streamId, 2]]), false, 'a read-only instance');
+
+    const fresh = context.stream('fresh');
+    await expectRejects(() => reader.append(streamId, 2, newBatch(`${streamId}-refused`, 1)), 'STORAGE_READ_ONLY', 'an append at the head through a read-only instance');
+    await expectRejects(() => reader.append(fresh, 0, newBatch(`${fresh}-refused`, 1)), 'STORAGE_READ_ONLY', 'an append to a new stream through a read-only instance');
+    await expectRejects(() => reader.append(streamId, 0, first), 'STORAGE_READ_ONLY', 'a byte-identical retry through a read-only instance');
+    await checkStream(writer, streamId, storedEvents(streamId, 0, first), 'the writer after refused read-only appends');
+    await checkHead(await context.open(), fresh, 0, 'a new instance, for a stream only a read-only instance tried to create');
+
+    const second = newBatch(`${streamId}-b`, 1);
+    await expectOk(() => writer.append(streamId, 2, second), 'append by the writer after the read-only instance opened');
+    await checkStream(reader, streamId, [...storedEvents(streamId, 0, first), ...storedEvents(streamId, 2, second)], 'the read-only instance, after the writer appended');
+
+    const namespace = context.namespace('ro');
+    const emptyReader = await context.open({ namespace, readOnly: true });
+    await checkStream(emptyReader, streamId, [], 'a read-only instance of a namespace nobody wrote to');
+    await checkListing(emptyReader, new Map(), true, 'a read-only instance of a namespace nobody wrote to');
+    const late = newBatch(`${streamId}-late`, 1);
+    await expectOk(() => context.open({ namespace }).then((storage) => storage.append(streamId, 0, late)), `append in namespace ${namespace} after a read-only instance of it opened`);
+    await checkStream(emptyReader, streamId, storedEvents(streamId, 0, late), 'the read-only instance, after its namespace got its first stream');
+  },
+};
+
+export const instanceCases = [namespaceIsolation, streamsListsHeads, identity, closedInstanceRejects, readOnlyInstance];
