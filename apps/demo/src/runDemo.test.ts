@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,20 +6,36 @@ import { existsSync } from 'node:fs';
 import { inspectCommands } from './inspectCommands.js';
 import { RUN_ID, runDemo } from './runDemo.js';
 
-async function demoTemps(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((name) => name.startsWith('roundtable-demo-'));
+/**
+ * Runs `work` with a temp folder of its own as the OS temp folder (TMPDIR), so what another
+ * process makes or removes in the shared one meanwhile (a second CI run) is not in what the
+ * test checks was cleaned up; readable by all, as embedded PostgreSQL's data folder must be for
+ * its `postgres` user. Returns what `work` left in it.
+ */
+async function inOwnTemp<T>(work: () => Promise<T>): Promise<{ result: T; left: string[] }> {
+  const own = await mkdtemp(join(tmpdir(), 'demo-temp-'));
+  await chmod(own, 0o755);
+  const tmp = process.env.TMPDIR;
+  process.env.TMPDIR = own;
+  try {
+    const result = await work();
+    return { result, left: await readdir(own) };
+  } finally {
+    if (tmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmp;
+    await rm(own, { recursive: true, force: true });
+  }
 }
 
 describe('the team-conversation demo', () => {
   it.each(['memory', 'fs', 'sqlite', 'postgres'] as const)('succeeds on %s storage and leaves no temporary files', async (storage) => {
-    const before = await demoTemps();
-    const report = await runDemo({ storage });
+    const { result: report, left } = await inOwnTemp(() => runDemo({ storage }));
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.dispatchOrder).toEqual(['writer', 'reviewer', 'writer']);
     expect(report.messages.map((message) => message.id)).toEqual(['team/writer/1/0', 'team/reviewer/1/0']);
     expect(report.roomFiles[0]!.text).toContain('reviewer [team/reviewer/1/0] @writer: ');
-    expect(await demoTemps()).toEqual(before);
+    expect(left).toEqual([]);
     expect(report.postgres === null).toBe(storage !== 'postgres');
   });
 
