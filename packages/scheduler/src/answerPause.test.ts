@@ -53,7 +53,7 @@ describe('answerPause', () => {
   it('appends node-resumed for the paused position, returns its revision, and the next resume runs it once with the value', async () => {
     const backing = await pausedRun();
     const storage = createMemoryStorage({ backing });
-    expect(await answerPause({ storage, runId: RUN, position: POSITION, value: { approved: true }, pausedAt: 4 })).toEqual({ revision: 5 });
+    expect(await answerPause({ storage, runId: RUN, position: POSITION, value: { approved: true }, pausedAt: 4 })).toEqual({ revision: 5, pausedAt: 4 });
     const events = await readAll(storage, RUN);
     expect(types(events)).toEqual(['run-started', 'node-dispatched', 'node-attempt-started', 'node-paused', 'node-resumed']);
     expect(events[4]!.payload).toEqual({ nodeId: 'asker', position: POSITION, value: { approved: true } });

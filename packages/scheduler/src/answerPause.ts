@@ -39,9 +39,9 @@ export interface PauseHistory {
  * paused at that revision. When another actor appended first, it folds what is new and checks
  * again, so of two racing answers exactly one is written; the other writes nothing and throws
  * STALE_ANSWER. A position whose latest attempt is not paused and was never answered (never
- * paused, dispatched, running) is PROTOCOL. Returns the revision written.
+ * paused, dispatched, running) is PROTOCOL. Returns the revision written and that of the pause it answered.
  */
-export async function answerPause(options: AnswerPauseOptions): Promise<{ readonly revision: number }> {
+export async function answerPause(options: AnswerPauseOptions): Promise<{ readonly revision: number; readonly pausedAt: number }> {
   const { storage, runId, position } = options;
   assertStreamId(runId);
   if (typeof position !== 'string' || position.length === 0) throw new GraphExecutionError('PROTOCOL', 'answerPause: position must be a non-empty string.');
@@ -67,7 +67,7 @@ export async function answerPause(options: AnswerPauseOptions): Promise<{ readon
       value,
     });
     try {
-      return { revision: await storage.append(runId, folder.revision, [event]) };
+      return { revision: await storage.append(runId, folder.revision, [event]), pausedAt: history.pausedAt! };
     } catch (error) {
       if (!isStorageError(error, 'REVISION_CONFLICT')) throw error;
       folder = await foldStream(storage, runId, { folder, ...watch });
@@ -113,7 +113,9 @@ export function answerProblem(
     });
   }
   if (history.answered || (pausedAt !== undefined && history.pausedAt !== null)) {
-    return new GraphExecutionError('STALE_ANSWER', `The pause at revision ${history.pausedAt} of position ${position} in run ${runId} was already answered.`, { details });
+    return new GraphExecutionError('STALE_ANSWER', `The pause at revision ${history.pausedAt} of position ${position} in run ${runId} was already answered.`, {
+      details: { ...details, answered: history.answered },
+    });
   }
   const state = open === undefined ? (dispatched ? 'finished' : 'never dispatched') : open.status === 'started' ? 'running' : open.status;
   return new GraphExecutionError('PROTOCOL', `Position ${position} of run ${runId} is not paused (it is ${state}).`, { details });

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Json } from '@roundtable/core';
@@ -42,9 +42,13 @@ export function wakeChannel(queueSchema: string): string {
   return `roundtable_wake_${queueSchema}`;
 }
 
-/** A job id that is the same for the same (namespace, run, position): sending it twice queues it once. */
-export function stepJobId(namespace: string, runId: string, position: string | null): string {
-  const hex = createHash('sha256').update(`${namespace}\n${runId}\n${position ?? ''}`, 'utf8').digest('hex');
+/**
+ * A job id that is the same for the same (namespace, run, position) and, for the job of an
+ * answer, the revision of the pause it answers: sending it twice queues it once, so a position
+ * never has two jobs that two workers could hold at once.
+ */
+export function stepJobId(namespace: string, runId: string, position: string | null, answer?: number): string {
+  const hex = createHash('sha256').update(`${namespace}\n${runId}\n${position ?? ''}${answer === undefined ? '' : `\n${answer}`}`, 'utf8').digest('hex');
   // Shaped as a version-4 UUID (pg-boss ids are uuid).
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -127,12 +131,16 @@ export class JobQueue {
     this.created.add(queue);
   }
 
-  /** Queues step jobs (a position's job is queued once however often it is sent) and wakes the workers. */
-  async send(queue: string, namespace: string, jobs: readonly StepJobData[], options: { unique?: boolean } = {}): Promise<void> {
+  /**
+   * Queues step jobs (a position's job is queued once however often it is sent; with `answer`,
+   * the revision of the pause an answer answered, the job of that answer is queued once) and
+   * wakes the workers.
+   */
+  async send(queue: string, namespace: string, jobs: readonly StepJobData[], options: { answer?: number } = {}): Promise<void> {
     if (jobs.length === 0) return;
     await this.ensureQueue(queue);
     for (const data of jobs) {
-      const id = options.unique === false ? randomUUID() : stepJobId(namespace, data.runId, data.position);
+      const id = stepJobId(namespace, data.runId, data.position, options.answer);
       await this.boss.send(queue, data as unknown as object, { id, retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: this.leaseSeconds } as PgBoss.SendOptions);
     }
     await this.pool.query('SELECT pg_notify($1, $2)', [wakeChannel(this.options.schema), queue]);

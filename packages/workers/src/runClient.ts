@@ -132,20 +132,25 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
       // The answer is one append at the expected revision that is written only while the
       // position is paused (SPEC 20): of two racing calls one writes it, the other throws
       // STALE_ANSWER having written nothing. The job then runs the answered position.
-      const queue = () => jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position }], { unique: false });
-      let written: { readonly revision: number };
+      // The job of an answer has an id of its own per answered pause: the winner and every stale
+      // caller queue the same job, so the answered position gets exactly one, never a second
+      // that a worker could take while the first one's attempt runs.
+      const queue = (pausedAt: number) =>
+        jobs.send(queueName(stored.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position }], { answer: pausedAt });
+      let written: { readonly revision: number; readonly pausedAt: number };
       try {
         written = await answerPause({ storage, runId, position, value, types: graphTypes, ...(pausedAt === undefined ? {} : { pausedAt }) });
       } catch (error) {
         if (isGraphExecutionError(error, 'PROTOCOL')) throw new WorkersError('NOT_PAUSED', error.message, { details: { runId, position }, cause: error });
         if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) throw new WorkersError('UNKNOWN_GRAPH_TYPE', error.message, { details: { runId, kind: stored.kind, typeVersion: stored.typeVersion }, cause: error });
-        // The answer that won may belong to a client that died before queueing it: queue the
-        // position again (a job of a position already started or finished writes nothing).
-        if (isGraphExecutionError(error, 'STALE_ANSWER')) await queue();
+        // The answer that won may belong to a client that died before queueing its job: queue
+        // it (the same job the winner queued, so at most one exists).
+        const stale = isGraphExecutionError(error, 'STALE_ANSWER') ? (error.details as { pausedAt?: unknown; answered?: unknown } | undefined) : undefined;
+        if (stale?.answered === true && typeof stale.pausedAt === 'number') await queue(stale.pausedAt);
         throw error;
       }
-      await queue();
-      return written;
+      await queue(written.pausedAt);
+      return { revision: written.revision };
     },
 
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {

@@ -36,6 +36,8 @@ it(`racing resumeRun calls write one answer and a worker runs one attempt per pa
   const reached = async (runId: string, kind: string) => {
     for (let status = await client.runStatus({ runId }); status.kind !== kind; status = await client.runStatus({ runId })) {
       expect(['waiting', 'pause', kind], runId).toContain(status.kind);
+      // A second job for the answered position would find its attempt running and ask a person to reconcile it.
+      expect(status.kind === 'pause' ? status.request : null, runId).not.toMatchObject({ kind: 'reconcile-attempt' });
       await sleep(20);
     }
   };
