@@ -76,10 +76,15 @@ async function listWorktrees(repository: RepositoryInfo): Promise<ListedWorktree
   return worktrees;
 }
 
-/** Waits for another git process (one a crashed job left running) to release a worktree's index. */
+/**
+ * Waits for another git process (one a crashed job left running) to release a worktree's index,
+ * for up to 15 s by the clock: such a process ends in milliseconds on a quiet machine, but a
+ * loaded one can keep it for seconds (the count of 25 ms sleeps this once was ran out sooner).
+ */
 async function waitForIndex(path: string): Promise<void> {
   const lock = await gitText(path, ['rev-parse', '--path-format=absolute', '--git-path', 'index.lock']);
-  for (let waited = 0; existsSync(lock) && waited < 3000; waited += 25) await new Promise((done) => setTimeout(done, 25));
+  const until = Date.now() + 15_000;
+  while (existsSync(lock) && Date.now() < until) await new Promise((done) => setTimeout(done, 25));
 }
 
 /**
