@@ -1,3 +1,4 @@
 import { getVitestConfig } from '../../tooling/vitest.config.js';
 
-export default getVitestConfig();
+// A hang guard only: a test here starts the built binary many times, seconds each on a busy machine.
+export default getVitestConfig({ testTimeout: 600_000 });

@@ -2,6 +2,7 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../src/index.js';
 
 export const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 /** A line of a JavaScript stack trace: never printed. */
@@ -32,6 +33,22 @@ export function roundtable(args: readonly string[], env: Record<string, string> 
   });
 }
 
+/**
+ * Runs `roundtable …` in this process, as the binary runs it (`runCli`): for the many short
+ * commands of a test, where a process start each costs seconds on a busy machine.
+ */
+export async function roundtableInProcess(argv: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: { ROUNDTABLE_STORE: '', ...env },
+    signal: new AbortController().signal,
+  });
+  return { code, stdout, stderr };
+}
+
 /** Writes a record with the real executor in a child process (see the fixture for scenarios). */
 export function writeRecord(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string, scenario: string, namespace = 'default'): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -49,6 +66,20 @@ export async function writeKilledRecord(adapter: 'fs' | 'sqlite', path: string, 
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+}
+
+/**
+ * Starts a record writer whose reviewer runs until its signal aborts (a cancel from another
+ * process), and waits until that attempt started. Resolves with what the writer printed at its
+ * end (the run's result kind) once it exits.
+ */
+export async function startCancellableRecord(adapter: 'fs' | 'sqlite', path: string, runId: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
+  const child = spawn(process.execPath, [WRITE_RECORD, adapter, path, runId, 'cancellable'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const ended = new Promise<{ code: number | null; stdout: string }>((resolve) => child.once('close', (code) => resolve({ code, stdout })));
+  await waitForOutput(child, (text) => text.includes('in-attempt'));
+  return { ended };
 }
 
 /** A long-running `roundtable` child (a follow), with what it printed so far. */
