@@ -11,3 +11,6 @@ export const knownGraphTypes: ReadonlyMap<string, GraphType<unknown>> = new Map<
   [teamGraphType.kind, teamGraphType as GraphType<unknown>],
   [teamJobGraphType.kind, teamJobGraphType as GraphType<unknown>],
 ]);
+
+/** The same types as a list, for the scheduler's actions (`answerPause`, `cancelRun`). */
+export const knownGraphTypeList: readonly GraphType<unknown>[] = [...knownGraphTypes.values()];

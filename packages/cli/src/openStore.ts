@@ -15,6 +15,8 @@ export interface OpenStoreOptions {
   /** `fs:<dir>` or a directory, `sqlite:<file>` or a `.sqlite`/`.db` file (or any SQLite file), `postgres://…`. */
   readonly store: string;
   readonly namespace?: string;
+  /** Open for appending (answer, cancel, fork); every other command opens read-only. */
+  readonly writable?: boolean;
 }
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
@@ -88,14 +90,14 @@ export async function loadPostgresAdapter(specifier = '@roundtable/storage-postg
 }
 
 /**
- * Opens the store `--store` names with `readOnly: true`: the adapter creates nothing (no file,
- * folder, table, schema or namespace), never migrates, and refuses appends, so no command that
- * reads can change a store or make one. A location that holds no store is the adapter's
- * NOT_A_STORE, naming what is there.
+ * Opens the store `--store` names, by default with `readOnly: true`: the adapter creates nothing
+ * (no file, folder, table, schema or namespace), never migrates, and refuses appends, so no
+ * command that reads can change a store or make one. A location that holds no store is the
+ * adapter's NOT_A_STORE, naming what is there. `writable` is for the three commands that append.
  */
 export async function openStore(options: OpenStoreOptions): Promise<RunStorage> {
   const spec = parseStoreSpec(options.store);
-  const common = { readOnly: true, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) };
+  const common = { readOnly: options.writable !== true, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) };
   switch (spec.adapter) {
     case 'fs':
       return createFsStorage({ directory: spec.directory, ...common });

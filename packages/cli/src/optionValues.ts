@@ -19,6 +19,13 @@ export function parseNonNegativeInteger(value: string, option: string): number {
   return Number(value);
 }
 
+/** A positive safe integer in decimal digits (a revision: `--paused-at`, `--at`). */
+export function parsePositiveInteger(value: string, option: string): number {
+  const number = parseNonNegativeInteger(value, option);
+  if (number === 0) throw new CliError('USAGE', `${option} must be a revision (1 or more), not ${shown(value)}.`);
+  return number;
+}
+
 /** A TCP port to listen on: an integer 0–65535 (0 picks a free one); `written` is what the user wrote. */
 export function checkPort(port: number, option = 'port', written = String(port)): number {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CliError('USAGE', `${option} must be an integer from 0 to 65535, not ${shown(written)}.`);

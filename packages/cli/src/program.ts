@@ -4,6 +4,10 @@ import packageJson from '../package.json' with { type: 'json' };
 import type { CliIo } from './cliContext.js';
 import { ExitCodes } from './cliContext.js';
 import { isCliError } from './cliError.js';
+import { answerCommand, parseJsonValue } from './commands/answerCommand.js';
+import type { AnswerOptions } from './commands/answerCommand.js';
+import { cancelCommand, parseCancelReason } from './commands/cancelCommand.js';
+import type { CancelOptions } from './commands/cancelCommand.js';
 import { eventsCommand } from './commands/eventsCommand.js';
 import type { EventsOptions } from './commands/eventsCommand.js';
 import { roomsCommand } from './commands/roomsCommand.js';
@@ -17,12 +21,26 @@ import type { VerifyOptions } from './commands/verifyCommand.js';
 import { viewCommand } from './commands/viewCommand.js';
 import type { ViewOptions } from './commands/viewCommand.js';
 import type { FormatOptions } from './optionValues.js';
-import { collectRunIds, formatParser, parseNamespace, parseNonNegativeInteger, parseOutDirectory, parsePort, parseRunId } from './optionValues.js';
+import { collectRunIds, formatParser, parseNamespace, parseNonNegativeInteger, parseOutDirectory, parsePositiveInteger, parsePort, parseRunId } from './optionValues.js';
 import { safe } from './output.js';
 import type { OutputFormat } from './output.js';
 
-/** Codes that say the record itself is not well (exit 1) rather than that it could not be used (exit 2). */
-const RECORD_CODES = new Set(['CORRUPT_EVENT_STREAM', 'INVALID_EVENT', 'UNSUPPORTED_ENVELOPE_VERSION', 'STORED_GRAPH_MISMATCH', 'EMPTY_DECISION']);
+/**
+ * Codes that say the record itself is not well, or refused an append (exit 1), rather than that
+ * it could not be used (exit 2).
+ */
+const RECORD_CODES = new Set([
+  'CORRUPT_EVENT_STREAM',
+  'INVALID_EVENT',
+  'UNSUPPORTED_ENVELOPE_VERSION',
+  'STORED_GRAPH_MISMATCH',
+  'EMPTY_DECISION',
+  // An append the record refused (answer, cancel, fork): nothing was written.
+  'STALE_ANSWER',
+  'PROTOCOL',
+  'RUN_ENDED',
+  'REVISION_CONFLICT',
+]);
 
 function addStoreOptions(command: Command, formats: readonly OutputFormat[]): Command {
   return command
@@ -50,7 +68,7 @@ function reportError(io: CliIo, error: unknown): number {
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('roundtable')
-    .description('Inspect, verify, project, follow and view stored Roundtable runs. It reads; it never appends.')
+    .description('Inspect, verify, project, follow and view stored Roundtable runs, and act on them: answer, cancel and fork are the only commands that append.')
     .version(packageJson.version)
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text), outputError: (text, write) => write(usageLine(text)) })
@@ -97,6 +115,24 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       .description('the raw record'),
     ['text', 'json', 'jsonl'],
   ).action(run((runId: string, options: EventsOptions) => eventsCommand(io, runId, options)));
+  addStoreOptions(
+    runIdArgument(program.command('answer'))
+      .argument('<position>', 'the paused position (as show lists it)')
+      .option('--value <json>', 'the answer, as JSON', (value: string) => parseJsonValue(value))
+      .option('--value-file <file>', 'the answer, as JSON in a file')
+      .option('--approve', 'answer { approved: true, note? }')
+      .option('--reject', 'answer { approved: false, note? }')
+      .option('--note <text>', 'the note of --approve or --reject')
+      .option('--paused-at <revision>', 'the revision of the pause being answered (as show printed it): another pause is STALE_ANSWER', (value: string) => parsePositiveInteger(value, '--paused-at'))
+      .description('answer a paused position; appends one event and prints its revision (exit 1 when refused)'),
+    ['text', 'json'],
+  ).action(run((runId: string, position: string, options: AnswerOptions) => answerCommand(io, runId, position, options)));
+  addStoreOptions(
+    runIdArgument(program.command('cancel'))
+      .requiredOption('--reason <text>', 'why, for the record (1 to 1,024 characters)', parseCancelReason)
+      .description('cancel a run: appends one event and prints its revision; attempts in flight stop (exit 1 when it has ended)'),
+    ['text', 'json'],
+  ).action(run((runId: string, options: CancelOptions) => cancelCommand(io, runId, options)));
   addStoreOptions(
     program.command('view').option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)', parsePort).description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
     ['text'],

@@ -53,7 +53,7 @@ export interface AttemptRecord {
   readonly revisions: number[];
 }
 
-export type RunStatusKind = 'complete' | 'failed' | 'paused' | 'waiting' | 'in-flight' | 'unknown' | 'unreadable';
+export type RunStatusKind = 'complete' | 'failed' | 'paused' | 'waiting' | 'in-flight' | 'cancelled' | 'unknown' | 'unreadable';
 
 export interface RunFailure {
   readonly memberId: string;
@@ -65,7 +65,7 @@ export interface RunFailure {
 /** What a fresh executor would report about the run (computed without appending anything). */
 export interface RunStatus {
   readonly kind: RunStatusKind;
-  /** `complete`, `failed <code>`, `paused <reason>`, `waiting`, `in flight`, `unknown <kind>`, `unreadable <code>`. */
+  /** `complete`, `failed <code>`, `paused <reason>`, `waiting`, `in flight`, `cancelled`, `unknown <kind>`, `unreadable <code>`. */
   readonly text: string;
   readonly code?: string;
   readonly message?: string;
@@ -369,6 +369,13 @@ export class RunInspector {
     if (this.stored === null) return { kind: 'unreadable', text: 'unreadable (no events)', code: 'RUN_NOT_FOUND', message: `Run ${this.runId} has no events.` };
     if (this.unknownKind || this.folder === null || this.graph === null) {
       return { kind: 'unknown', text: `unknown ${this.stored.kind} v${this.stored.typeVersion}`, code: 'UNKNOWN_GRAPH_KIND' };
+    }
+    const cancel = this.folder.cancelled;
+    if (cancel !== null) {
+      // Cancelled (SPEC 20): nothing more starts; an attempt still in flight may yet record its outcome.
+      const inFlight = this.folder.startedPositions();
+      if (inFlight.length > 0) return { kind: 'waiting', text: 'waiting', positions: inFlight };
+      return { kind: 'cancelled', text: 'cancelled', reason: cancel.reason };
     }
     const unfinished = this.folder.unfinishedPositions();
     if (unfinished.length > 0) return { kind: 'waiting', text: 'waiting', positions: unfinished };

@@ -7,6 +7,9 @@ import { JsonValueSchema, hasOwn, isRecord, isShallowJson } from './json.js';
 /** The version of every standard `graph:` event. */
 const STANDARD_EVENT_VERSION = 1;
 
+/** The longest reason a `graph:run-cancelled` may give (SPEC 20). */
+export const MAX_CANCEL_REASON_LENGTH = 1024;
+
 const PositiveSafeIntegerSchema = z.number().int().positive();
 
 /** Where an attempt event points: a declared node (the fold checks that) and its dispatch position. */
@@ -26,6 +29,7 @@ export const GraphEventPayloadSchemas = {
   'graph:node-paused': z.strictObject({ ...attemptFields, reason: z.string(), request: JsonValueSchema }),
   'graph:node-resumed': z.strictObject({ ...attemptFields, value: JsonValueSchema }),
   'graph:node-retried': z.strictObject({ ...attemptFields, attempt: PositiveSafeIntegerSchema, code: z.string(), message: z.string() }),
+  'graph:run-cancelled': z.strictObject({ reason: z.string().min(1).max(MAX_CANCEL_REASON_LENGTH) }),
 } as const;
 
 /**

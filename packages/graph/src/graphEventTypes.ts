@@ -1,5 +1,5 @@
 import { isIdentifier } from '@roundtable/core';
-import { GRAPH_EVENT_PAYLOAD_FIELDS } from './graphEvent.js';
+import { GRAPH_EVENT_PAYLOAD_FIELDS, MAX_CANCEL_REASON_LENGTH } from './graphEvent.js';
 import { hasOwn, isPositiveSafeInteger, isRecord } from './json.js';
 
 /** The event kinds the executor writes; all are version 1. */
@@ -12,6 +12,7 @@ export const GraphEventTypes = {
   NODE_PAUSED: 'graph:node-paused',
   NODE_RESUMED: 'graph:node-resumed',
   NODE_RETRIED: 'graph:node-retried',
+  RUN_CANCELLED: 'graph:run-cancelled',
 } as const;
 
 export const GRAPH_EVENT_VERSION = 1;
@@ -43,6 +44,7 @@ export function graphEventProblem(event: { readonly type: string; readonly versi
   if (!isRecord(payload)) return 'payload must be an object.';
   if (!hasExactly(payload, fields)) return `payload must have exactly the fields ${fields.join(', ')}.`;
   if (event.type === GraphEventTypes.RUN_STARTED) return null;
+  if (event.type === GraphEventTypes.RUN_CANCELLED) return cancelReasonProblem(payload.reason);
   if (typeof payload.nodeId !== 'string') return 'nodeId must be a string.';
   if (typeof payload.position !== 'string' || !isIdentifier(payload.position)) return 'position must be an identifier.';
   switch (event.type) {
@@ -59,4 +61,10 @@ export function graphEventProblem(event: { readonly type: string; readonly versi
     default:
       return null;
   }
+}
+
+/** What is wrong with a cancel's reason (SPEC 20: a non-empty string of at most 1,024 characters), or null. */
+export function cancelReasonProblem(reason: unknown): string | null {
+  if (typeof reason !== 'string' || reason.length === 0) return 'reason must be a non-empty string.';
+  return reason.length > MAX_CANCEL_REASON_LENGTH ? `reason must be at most ${MAX_CANCEL_REASON_LENGTH} characters (it has ${reason.length}).` : null;
 }

@@ -15,6 +15,8 @@ export const GraphExecutionErrorCodes = {
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',
   /** A stored run of a graph type the caller did not pass. */
   UNKNOWN_GRAPH_TYPE: 'UNKNOWN_GRAPH_TYPE',
+  /** An action on a run that has ended: complete, failed or cancelled. */
+  RUN_ENDED: 'RUN_ENDED',
 } as const;
 
 export type GraphExecutionErrorCode = (typeof GraphExecutionErrorCodes)[keyof typeof GraphExecutionErrorCodes];

@@ -2,7 +2,7 @@ export { GraphErrorCodes, GraphValidationError, GraphValidationIssueSchema, isGr
 export type { GraphErrorCode, GraphValidationIssue } from './errors.js';
 export { GraphDefinitionSchema, GraphEdgeSchema, GraphNodeSchema, IdentifierSchema, validateGraphDefinition } from './graphDefinition.js';
 export type { GraphDefinition, GraphEdge, GraphNode } from './graphDefinition.js';
-export { GraphEventSchema } from './graphEvent.js';
+export { GraphEventSchema, MAX_CANCEL_REASON_LENGTH } from './graphEvent.js';
 export type { GraphEvent } from './graphEvent.js';
 export {
   CompleteCommandSchema,
@@ -49,11 +49,11 @@ export { teamMemberStates, teamMessages, teamPosition } from './teamState.js';
 export type { TeamMemberState, TeamMemberStatus, TeamMessageLog, TeamState } from './teamState.js';
 export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } from './graphExecutionError.js';
 export type { GraphExecutionErrorCode } from './graphExecutionError.js';
-export { GRAPH_EVENT_VERSION, GraphEventTypes, graphEventProblem } from './graphEventTypes.js';
+export { GRAPH_EVENT_VERSION, GraphEventTypes, cancelReasonProblem, graphEventProblem } from './graphEventTypes.js';
 export type { RecordReader, RecordedEvent } from './recordedEvent.js';
 export { parseRunStartedEvent, readRunDefinition, runStartedPayload } from './runStartedEvent.js';
 export type { StoredRunDefinition } from './runStartedEvent.js';
 export { RunRecordFolder } from './runRecordFolder.js';
-export type { AttemptFailure, AttemptPause, OpenAttempt, RecordedFailure } from './runRecordFolder.js';
+export type { AttemptFailure, AttemptPause, OpenAttempt, RecordedCancel, RecordedFailure } from './runRecordFolder.js';
 export { foldStream } from './foldStream.js';
 export type { FoldMoreStreamOptions, FoldNewStreamOptions, FoldStreamOptions } from './foldStream.js';

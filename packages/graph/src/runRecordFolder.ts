@@ -47,6 +47,13 @@ export interface AttemptFailure {
   readonly message: string;
 }
 
+/** A `graph:run-cancelled` as the record holds it. */
+export interface RecordedCancel {
+  readonly reason: string;
+  /** The revision of the `graph:run-cancelled` event. */
+  readonly revision: number;
+}
+
 /** A `graph:node-failed` as the record holds it. */
 export interface RecordedFailure {
   readonly nodeId: string;
@@ -87,6 +94,9 @@ function movedOn(
   };
 }
 
+/** The events a cancelled run still takes: outcomes of attempts that were started before the cancel. */
+const CANCEL_KEEPS: ReadonlySet<string> = new Set([GraphEventTypes.NODE_COMPLETED, GraphEventTypes.NODE_FAILED, GraphEventTypes.NODE_PAUSED, GraphEventTypes.NODE_RETRIED]);
+
 /**
  * Folds a run's record into graph state, incrementally and strictly: every standard `graph:`
  * event must have version 1, exactly its payload fields and a declared node, and events must
@@ -115,6 +125,8 @@ export class RunRecordFolder<State> {
   readonly #dispatched = new PositionSet();
   /** Every `graph:node-failed` of the record, in record order. */
   readonly #failures: RecordedFailure[] = [];
+  /** The run's `graph:run-cancelled`, once applied. */
+  #cancelled: RecordedCancel | null = null;
 
   readonly #graph: CompiledGraph<State>;
   /** `graph.reduce` for the `{ type, version, payload }` that `#reduce` builds from an event `graphEventProblem` passed. */
@@ -150,6 +162,21 @@ export class RunRecordFolder<State> {
   /** Every `graph:node-failed` of the record, in record order. */
   get failures(): readonly RecordedFailure[] {
     return this.#failures;
+  }
+
+  /**
+   * The run's cancel (SPEC 20), or null. After it the fold accepts only the outcomes of attempts
+   * already started: no dispatch, no attempt start, no answer.
+   */
+  get cancelled(): RecordedCancel | null {
+    return this.#cancelled;
+  }
+
+  /** The positions of attempts started and without an outcome, in dispatch order (what a cancel waits for). */
+  startedPositions(): string[] {
+    const positions: string[] = [];
+    for (const attempt of this.#open.values()) if (attempt !== undefined && attempt.status === 'started') positions.push(attempt.position);
+    return positions;
   }
 
   /** The unfinished attempt at `position`, or undefined when there is none (never dispatched, completed or failed). */
@@ -193,6 +220,7 @@ export class RunRecordFolder<State> {
     if (problem !== null) throw invalidEvent(event, problem);
     const payload = event.payload as Record<string, Json>;
     if (event.type === GraphEventTypes.RUN_STARTED) this.#applyRunStarted(event);
+    else if (event.type === GraphEventTypes.RUN_CANCELLED) this.#applyRunCancelled(event, payload);
     else this.#applyNodeEvent(event, payload);
     this.#revision = event.revision;
   }
@@ -250,10 +278,27 @@ export class RunRecordFolder<State> {
     this.#definition = stored;
   }
 
+  /**
+   * A cancel is one event between batches of a run that has not ended (a pause has not ended
+   * it), written once; the graph's state does not change (reduce never sees it).
+   */
+  #applyRunCancelled(event: RecordedEvent, payload: Record<string, Json>): void {
+    if (this.#cancelled !== null) throw invalidEvent(event, `the run was cancelled already at revision ${this.#cancelled.revision}.`);
+    if (this.#batchIndex !== this.#expectedBatch.length) throw invalidEvent(event, 'the dispatch batch before it is shorter than decide returned.');
+    if (this.#openCount === 0) {
+      const first = this.#graph.decide(this.#state)[0];
+      if (first !== undefined && (first.kind === 'complete' || first.kind === 'fail')) throw invalidEvent(event, `the run has ended (${first.kind}).`);
+    }
+    this.#cancelled = { reason: payload.reason as string, revision: event.revision };
+  }
+
   #applyNodeEvent(event: RecordedEvent, payload: Record<string, Json>): void {
     const nodeId = payload.nodeId as string;
     const position = payload.position as string;
     if (!this.#nodeIds.has(nodeId)) throw invalidEvent(event, `node ${JSON.stringify(nodeId)} is not declared.`);
+    if (this.#cancelled !== null && !CANCEL_KEEPS.has(event.type)) {
+      throw invalidEvent(event, `the run was cancelled at revision ${this.#cancelled.revision}: only outcomes of attempts already started may follow.`);
+    }
 
     if (event.type === GraphEventTypes.NODE_DISPATCHED) {
       this.#applyDispatch(event, nodeId, position);

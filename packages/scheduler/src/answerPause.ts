@@ -5,6 +5,7 @@ import { assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/sto
 import type { RunStorage } from '@roundtable/storage';
 import { randomEventId } from './randomEventId.js';
 import { recordedResumeValue } from './resumeValue.js';
+import { runEnded } from './runEnded.js';
 import { compileStoredRun } from './storedRun.js';
 
 export interface AnswerPauseOptions {
@@ -57,6 +58,7 @@ export async function answerPause(options: AnswerPauseOptions): Promise<{ readon
   const newId = options.newId ?? randomEventId;
   const clock = options.clock ?? (() => Date.now());
   for (;;) {
+    if (folder.cancelled !== null) throw runEnded(runId, folder, 'an answer');
     const problem = answerProblem(folder.openAttempt(position), folder.hasDispatched(position), history, runId, position, options.pausedAt);
     if (problem !== null) throw problem;
     const open = folder.openAttempt(position)!;

@@ -17,6 +17,8 @@ export const AttemptFailureCodes = {
   RESULT_INVALID: 'RESULT_INVALID',
   RESULT_TOO_LARGE: 'RESULT_TOO_LARGE',
   KNOWN_SECRET: 'KNOWN_SECRET',
+  /** The run was cancelled while the attempt ran, and the attempt did not complete (SPEC 20). */
+  CANCELLED: 'CANCELLED',
 } as const;
 
 export type AttemptOutcome =

@@ -392,10 +392,10 @@ describe('record checks', () => {
   it('skips host events outside graph:', async () => {
     const events = (await completedRecord()).map(toNewEvent);
     const storage = createMemoryStorage();
-    await storage.append(RUN, 0, events.slice(0, 2));
-    await storage.append(RUN, 2, [{ ...events[0]!, eventId: 'host-1', type: 'host:note', payload: { text: 'hi' } }]);
+    await storage.append(RUN, 0, events.slice(0, 3));
+    await storage.append(RUN, 3, [{ ...events[0]!, eventId: 'host-1', type: 'host:note', payload: { text: 'hi' } }]);
     const result = await (await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage, nodes: seedNodes })).run();
-    expect(result.kind).toBe('waiting');
+    expect(result).toEqual({ kind: 'waiting', positions: ['team/writer/1'] });
   });
 
   it('refuses a different graph with STORED_GRAPH_MISMATCH before anything runs', async () => {
@@ -461,7 +461,7 @@ describe('concurrency, abort and recovery', () => {
     expect(await storage.head(RUN)).toBe(0);
   });
 
-  it('re-runs a retrySafe attempt with attempt + 1, and runs a dispatched attempt that never started', async () => {
+  it('re-runs a retrySafe attempt with attempt + 1 on resume, and run() starts a dispatched attempt that never started (ready work, SPEC 20)', async () => {
     const events = (
       await (async () => {
         const storage = createMemoryStorage();
@@ -475,8 +475,13 @@ describe('concurrency, abort and recovery', () => {
       await storage.append(RUN, 0, events.slice(0, cut));
       const nodes = { writer: { run: seedNodes.writer, retrySafe: true }, reviewer: seedNodes.reviewer };
       const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage, nodes });
-      expect(await executor.run()).toEqual({ kind: 'waiting', positions: ['team/writer/1'] });
-      expect((await executor.resume('team/writer/1')).kind).toBe('complete');
+      if (cut === 3) {
+        // Started without an outcome: waiting, until someone knows its process is gone.
+        expect(await executor.run()).toEqual({ kind: 'waiting', positions: ['team/writer/1'] });
+        expect((await executor.resume('team/writer/1')).kind).toBe('complete');
+      } else {
+        expect((await executor.run()).kind).toBe('complete');
+      }
       const record = await readAll(storage, RUN);
       const writerAttempts = record
         .filter((e) => e.type === 'graph:node-attempt-started' && (e.payload as { position: string }).position === 'team/writer/1')

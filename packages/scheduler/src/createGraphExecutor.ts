@@ -12,6 +12,8 @@ import type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
 import { resolveBindings } from './nodeBinding.js';
 import type { NodeBinding, NodeFailure, ResolvedBinding } from './nodeBinding.js';
 import { answerProblem, readPauseHistory } from './answerPause.js';
+import { CancelWatch } from './cancelWatch.js';
+import { runEnded } from './runEnded.js';
 import { randomEventId } from './randomEventId.js';
 import { recordedResumeValue } from './resumeValue.js';
 import { recordableText, thrownMessage } from './safeText.js';
@@ -83,6 +85,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   #pending: PendingOutcome[] = [];
   /** A dispatch batch appended, with its attempts started, in the same append as an outcome. */
   #startedBatch: readonly DispatchCommand[] | null = null;
+  /** This session's watch for a cancel (SPEC 20), which aborts the attempts in flight. */
+  #cancelWatch: CancelWatch | null = null;
   /** The last timestamp written and its clock reading: events of one millisecond share the text. */
   #lastTime = Number.NaN;
   #lastTimestamp = '';
@@ -161,11 +165,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * with no pause to answer is PROTOCOL (the record is read for its history only then).
    */
   async #answer(position: string, value: Json): Promise<void> {
+    if (this.#folder.cancelled !== null) throw runEnded(this.runId, this.#folder, 'answer');
     const open = this.#folder.openAttempt(position);
     if (open?.status === 'paused') {
       const answered = await this.#appendForAttempt(open, () => this.#event(GraphEventTypes.NODE_RESUMED, { nodeId: open.nodeId, position, value }, open.dispatchEventId));
       if (answered) return;
     }
+    if (this.#folder.cancelled !== null) throw runEnded(this.runId, this.#folder, 'answer');
     const history = await readPauseHistory(this.#storage, this.runId, position);
     throw answerProblem(this.#folder.openAttempt(position), this.#folder.hasDispatched(position), history, this.runId, position, undefined)!;
   }
@@ -180,12 +186,16 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   async #session(signal: AbortSignal | undefined, body: (signal: AbortSignal) => Promise<GraphRunResult>): Promise<GraphRunResult> {
     if (this.#busy) throw new GraphExecutionError('PROTOCOL', 'run or resume is already in progress on this executor.');
     this.#busy = true;
+    const runSignal = signal ?? new AbortController().signal;
+    const watch = new CancelWatch(this.#storage, this.runId, runSignal, () => this.#revisionIfNew(), () => this.#folder.cancelled !== null);
+    this.#cancelWatch = watch;
     try {
-      const runSignal = signal ?? new AbortController().signal;
       throwIfAborted(runSignal);
       // The loop checks the signal before each batch, so a run that finished is not reported aborted.
       return await body(runSignal);
     } finally {
+      watch.stop();
+      this.#cancelWatch = null;
       // A batch started in a session that failed is in flight: the next call reports it waiting.
       this.#startedBatch = null;
       this.#busy = false;
@@ -215,6 +225,27 @@ class StoredGraphExecutor<State> implements GraphExecutor {
         continue;
       }
       throwIfAborted(signal);
+      const cancel = this.#folder.cancelled;
+      if (cancel !== null) {
+        // Cancelled (SPEC 20): nothing starts; the result waits for the attempts in flight.
+        const inFlight = this.#folder.startedPositions();
+        if (inFlight.length === 0) return { kind: 'cancelled', reason: cancel.reason, revision: cancel.revision };
+        if (await this.#foldedSomethingNew()) continue;
+        return { kind: 'waiting', positions: inFlight };
+      }
+      // Ready work (SPEC 20): an answered or retried attempt, or a dispatched position, that no
+      // attempt has started since. Any executor starts it; the attempt-start append fences racers.
+      const ready = this.#folder.openAttempts().filter((attempt) => attempt.status === 'dispatched' || attempt.status === 'resumed');
+      if (ready.length > 0) {
+        if (ready.length === 1) await this.#execute(ready[0]!.position, signal);
+        else {
+          // Every ready attempt gets its try before an error of one is thrown.
+          const settled = await Promise.allSettled(ready.map((attempt) => this.#execute(attempt.position, signal)));
+          const failed = settled.find((outcome) => outcome.status === 'rejected');
+          if (failed !== undefined) throw failed.reason;
+        }
+        continue;
+      }
       if (this.#folder.unfinishedPositions().length > 0) {
         // Another executor may have finished them: report waiting only for what is still open.
         if (await this.#foldedSomethingNew()) continue;
@@ -323,9 +354,14 @@ class StoredGraphExecutor<State> implements GraphExecutor {
       };
       const span = startAttemptSpan(this.#tracer, { memberId: open.nodeId, runId: this.runId, position, attempt });
       let written: NewEvent | null = null;
+      const watch = this.#cancelWatch;
       try {
-        const outcome = await span.within(() => runAttempt(this.#graph as CompiledGraph<unknown>, binding, context, signal));
-        if (outcome.kind === 'aborted' || signal.aborted) return;
+        const attemptSignal = watch === null ? signal : watch.attemptSignal();
+        const ran = await span.within(() => runAttempt(this.#graph as CompiledGraph<unknown>, binding, context, attemptSignal));
+        if (signal.aborted) return;
+        // An attempt stopped by a cancel, or failing after it, is recorded CANCELLED; one that completed anyway is kept.
+        const outcome = watch?.cancelled === true && ran.kind !== 'completed' && ran.kind !== 'paused' ? this.#cancelledOutcome() : ran;
+        if (outcome.kind === 'aborted') return;
         written = await this.#recordOutcome(open, attempt, binding, outcome, signal);
       } finally {
         span.end(attemptSpanOutcome(written));
@@ -408,6 +444,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * attempt in flight, `decide` ends the run, or the batch is one `#drive` refuses.
    */
   #batchAfter(outcomes: readonly NewEvent[]): DispatchCommand[] | null {
+    if (this.#folder.cancelled !== null) return null;
     for (const attempt of this.#folder.openAttempts()) {
       const type = finishedAs(outcomes, attempt.position);
       const stillOpen = type === undefined ? attempt.status !== 'paused' : type === GraphEventTypes.NODE_RETRIED;
@@ -449,13 +486,20 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     }
   }
 
+  /** The failure of an attempt a cancel stopped (SPEC 20). */
+  #cancelledOutcome(): { kind: 'failed'; code: string; message: string } {
+    const reason = this.#folder.cancelled?.reason ?? '';
+    return { kind: 'failed', code: AttemptFailureCodes.CANCELLED, message: `The run was cancelled: ${reason}` };
+  }
+
   /** `node-retried` while the binding's retry allows another attempt, else `node-failed`. */
   #failureEvent(open: OpenAttempt, attempt: number, binding: ResolvedBinding, failure: NodeFailure): NewEvent {
     const { nodeId, position } = open;
     const { code } = failure;
     const message = recordableText(failure.message);
-    // maxAttempts counts failed attempts: a pause or a crash re-run does not use one up.
-    const retry = binding.retry.codes.has(code) && open.retries + 1 < binding.retry.maxAttempts;
+    // maxAttempts counts failed attempts: a pause or a crash re-run does not use one up; a
+    // cancelled run starts no attempt, so its failures are final.
+    const retry = this.#folder.cancelled === null && binding.retry.codes.has(code) && open.retries + 1 < binding.retry.maxAttempts;
     return retry
       ? this.#event(GraphEventTypes.NODE_RETRIED, frozenPayload(RETRIED_KEYS, [attempt, code, message, nodeId, position]), open.dispatchEventId)
       : this.#event(GraphEventTypes.NODE_FAILED, frozenPayload(FAILED_KEYS, [code, message, nodeId, position]), open.dispatchEventId);
@@ -479,6 +523,8 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     for (;;) {
       if (!isStill(this.#folder.openAttempt(position), expected)) return false;
       const event = build();
+      // After a cancel the record takes only outcomes of started attempts: no start, no answer.
+      if (this.#folder.cancelled !== null && !OUTCOME_TYPES.has(event.type)) return false;
       try {
         await this.#appendAndFold([event]);
         return true;
@@ -539,7 +585,13 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    */
   async #appendAndFold(events: readonly NewEvent[], batch?: { readonly commands: readonly DispatchCommand[]; readonly at: number }): Promise<void> {
     const expected = this.#folder.revision;
-    await this.#storage.append(this.runId, expected, events);
+    try {
+      await this.#storage.append(this.runId, expected, events);
+    } catch (error) {
+      // Someone else appended: it may be a cancel, which the attempts in flight must hear of.
+      if (isStorageError(error, 'REVISION_CONFLICT')) this.#cancelWatch?.poke();
+      throw error;
+    }
     const folder = this.#folder;
     for (let index = 0; index < events.length; index++) {
       const event = events[index]!;
@@ -551,6 +603,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
 
   async #readNew(): Promise<void> {
     await foldStream(this.#storage, this.runId, { folder: this.#folder });
+  }
+
+  /** Folds what others appended when the head moved past the folded revision (for the cancel watch). */
+  async #revisionIfNew(): Promise<void> {
+    if ((await this.#storage.head(this.runId)) > this.#folder.revision) await this.catchUp();
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -602,6 +659,9 @@ function finishedAs(outcomes: readonly NewEvent[], position: string): string | u
 function isStill(current: OpenAttempt | undefined, expected: AttemptMark): boolean {
   return current !== undefined && current.status === expected.status && current.attempt === expected.attempt;
 }
+
+/** The events a cancelled run still takes (the fold's rule, SPEC 20): outcomes of attempts already started. */
+const OUTCOME_TYPES: ReadonlySet<string> = new Set([GraphEventTypes.NODE_COMPLETED, GraphEventTypes.NODE_FAILED, GraphEventTypes.NODE_PAUSED, GraphEventTypes.NODE_RETRIED]);
 
 /** The fields of the payloads the executor writes most, in canonical order. */
 const DISPATCHED_KEYS = Object.freeze(['nodeId', 'position']);

@@ -19,4 +19,9 @@ export type GraphRunResult =
    * Attempts are unfinished: left by a process that stopped, or still running in another
    * process or executor. `resume` each position once you know its first process is gone.
    */
-  | { readonly kind: 'waiting'; readonly positions: readonly string[] };
+  | { readonly kind: 'waiting'; readonly positions: readonly string[] }
+  /**
+   * The run was cancelled (`cancelRun`, SPEC 20) and no attempt is in flight any more: `reason`
+   * as recorded, `revision` that of the `graph:run-cancelled` event.
+   */
+  | { readonly kind: 'cancelled'; readonly reason: string; readonly revision: number };

@@ -1,4 +1,6 @@
 export { answerPause } from './answerPause.js';
+export { cancelRun } from './cancelRun.js';
+export type { CancelRunOptions } from './cancelRun.js';
 export type { AnswerPauseOptions } from './answerPause.js';
 export { createGraphExecutor } from './createGraphExecutor.js';
 export type { GraphExecutor, GraphExecutorOptions, ResumeOptions } from './createGraphExecutor.js';

@@ -120,7 +120,7 @@ describe('retry until exhaustion', () => {
 });
 
 describe('backoff and a stop between a retry and the next attempt', () => {
-  it('waits backoffMs before the next attempt; stopped there, a fresh executor finds it waiting and resumes with previousFailure', async () => {
+  it('waits backoffMs before the next attempt; stopped there, a fresh executor\'s run() starts it as ready work, with previousFailure', async () => {
     const backing = createMemoryBacking();
     const controller = new AbortController();
     const calls: Seen[] = [];
@@ -146,10 +146,9 @@ describe('backoff and a stop between a retry and the next attempt', () => {
     expect(types(await readAll(storage, RUN))).toEqual(['run-started', 'node-dispatched', 'node-attempt-started', 'node-retried']);
     expect(calls).toHaveLength(1);
 
-    // The "resumed, not yet restarted" state of SPEC 6: waiting, then resume runs attempt 2.
+    // Retried and not yet restarted is ready work (SPEC 20): run() starts attempt 2, no resume needed.
     const fresh = await createGraphExecutor({ runId: RUN, graph, storage, nodes });
-    expect(await fresh.run()).toEqual({ kind: 'waiting', positions: ['team/model/1'] });
-    expect((await fresh.resume('team/model/1')).kind).toBe('complete');
+    expect((await fresh.run()).kind).toBe('complete');
     expect(calls[1]).toEqual({ attempt: 2, previousFailure: { code: 'EFFECT_FAILED', message: 'rate limited' } });
     const record = await readAll(storage, RUN);
     expect(types(record).slice(3, 6)).toEqual(['node-retried', 'node-attempt-started', 'node-completed']);

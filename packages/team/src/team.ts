@@ -51,13 +51,15 @@ export interface TeamJobResult extends TeamJobReport {
    * `passed`: every agent passed, the branches were merged (unless `integrate` is false) and the
    * review passed; `failed`: see `failure`; `paused`: see `pause` (a callback review, or an
    * attempt to reconcile after a crash); `waiting`: attempts a stopped process left unfinished,
-   * `resume` each of `waiting`.
+   * `resume` each of `waiting`; `cancelled`: see `cancel` (`cancelRun`, SPEC 20).
    */
-  readonly status: 'passed' | 'failed' | 'paused' | 'waiting';
+  readonly status: 'passed' | 'failed' | 'paused' | 'waiting' | 'cancelled';
   /** Why the job failed: `code` is one of `TeamJobFailureCodes`; `agents` names the agents at fault. */
   readonly failure: { readonly code: string; readonly message: string; readonly agents: readonly string[] } | null;
   readonly pause: { readonly position: string | null; readonly reason: string; readonly request: Json } | null;
   readonly waiting: readonly string[];
+  /** The cancel that ended the job: its reason and the revision of its `graph:run-cancelled`. */
+  readonly cancel: { readonly reason: string; readonly revision: number } | null;
 }
 
 export interface TeamJob {
@@ -139,7 +141,7 @@ function failureAgents(code: string, report: TeamJobReport): string[] {
 
 function jobResult(runId: string, plan: TeamJobPlan, state: TeamJobState, outcome: GraphRunResult): TeamJobResult {
   const report = teamJobReport(plan, state);
-  const base = { runId, ...report, failure: null, pause: null, waiting: [] as string[] };
+  const base = { runId, ...report, failure: null, pause: null, waiting: [] as string[], cancel: null };
   switch (outcome.kind) {
     case 'complete':
       return { ...base, status: 'passed' };
@@ -149,6 +151,8 @@ function jobResult(runId: string, plan: TeamJobPlan, state: TeamJobState, outcom
       return { ...base, status: 'paused', pause: { position: outcome.position, reason: outcome.reason, request: outcome.request } };
     case 'waiting':
       return { ...base, status: 'waiting', waiting: [...outcome.positions] };
+    case 'cancelled':
+      return { ...base, status: 'cancelled', cancel: { reason: outcome.reason, revision: outcome.revision } };
   }
 }
 

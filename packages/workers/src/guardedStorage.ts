@@ -18,7 +18,7 @@ export interface GuardedStorage {
   readonly storage: RunStorage;
   /** Events this step appended (in order). */
   readonly written: NewEvent[];
-  /** Events the step wanted to append but may not (the first refused append only). */
+  /** Events the step wanted to append but may not (from the first refused append on, every append's). */
   readonly refused: NewEvent[];
   /** Events of appends the storage refused with REVISION_CONFLICT (another writer got there first). */
   readonly conflicted: NewEvent[];
@@ -67,7 +67,10 @@ export function guardStorage(storage: RunStorage, allow: (event: NewEvent) => bo
     streams: () => storage.streams(),
     close: () => Promise.resolve(),
     append: async (streamId, expectedRevision, events) => {
-      if (stopped) throw new StepBoundary();
+      if (stopped) {
+        refused.push(...events);
+        throw new StepBoundary();
+      }
       const cut = events.findIndex((event) => !allow(event));
       const allowed = cut === -1 ? events : events.slice(0, cut);
       if (cut !== -1) {

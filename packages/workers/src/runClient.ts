@@ -175,7 +175,8 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
         // A record that cannot be folded: no step of the run can go on until it is repaired.
         if (isGraphExecutionError(error, 'INVALID_EVENT')) return stuckRun(error.code, error.message, await errors());
         if (!isStepBoundary(error)) throw error;
-        const positions = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
+        // Where it would dispatch the next batch, or start ready work (SPEC 20), the run waits for those positions.
+        const positions = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED || event.type === GraphEventTypes.NODE_ATTEMPT_STARTED).map((event) => positionOf(event)!);
         result = { kind: 'waiting', positions };
       }
       if (result.kind !== 'waiting') return result;

@@ -87,7 +87,10 @@ export async function runStep(request: StepRequest): Promise<StepResult> {
   }
   const ours = (event: NewEvent) => position !== null && positionOf(event) === position;
   const dispatched = guard.written.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
-  const waiting = result?.kind === 'waiting' ? result.positions : [];
+  // Ready work of other positions (SPEC 20: dispatched and never started, answered, retried) that
+  // the executor went on to start, refused here: each needs a job of its own.
+  const ready = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_ATTEMPT_STARTED && !ours(event)).map((event) => positionOf(event)!);
+  const waiting = [...(result?.kind === 'waiting' ? result.positions : []), ...ready];
   const recorded = guard.written.some((event) => ours(event) && OUTCOMES.has(event.type));
   return {
     result,

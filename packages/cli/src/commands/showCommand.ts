@@ -62,6 +62,7 @@ export function showText(report: RunReport): string {
     for (const failure of status.failures ?? []) lines.push(`  ${safe(failure.memberId)} at ${safe(failure.position)}: ${safe(failure.code)} ${safe(failure.message)}`);
   }
   if (status.kind === 'paused') lines.push(`  at ${safe(status.positions?.[0] ?? '?')}, request ${safeJson(status.request ?? null)}`);
+  if (status.kind === 'cancelled') lines.push(`  reason: ${safe(status.reason ?? '')}`);
   if (status.kind === 'waiting') lines.push(`  attempts without an outcome (running elsewhere, or their process stopped): ${status.positions?.map(safe).join(', ')}`);
   if (status.kind === 'in-flight') lines.push(`  next: ${status.positions?.map(safe).join(', ')}`);
   if (report.problem !== null) lines.push(`  at revision ${report.problem.revision}: ${safe(report.problem.code)}: ${safe(report.problem.message)}`);

@@ -4,6 +4,8 @@
 //   paused   the reviewer's decideAction waits for approval: paused
 //   failed   the reviewer throws: failed TEAM_NODE_FAILED
 //   waiting  the reviewer's attempt starts and never ends; prints "in-attempt" (the test SIGKILLs it)
+//   cancellable the reviewer's attempt starts, prints "in-attempt" and ends only when its signal
+//            aborts (a cancel from another process); the run's result kind is printed
 //   hostile  messages with <script> and terminal escapes, in two rooms; complete
 //   resume   resumes the paused run written by `paused` (approved): the reviewer replies, then complete
 //   long     the seed conversation with a 220 kB draft: more output than a pipe holds, twice over
@@ -56,6 +58,14 @@ const reviewers = {
   waiting: async () => {
     process.stdout.write('in-attempt\n');
     await new Promise(() => {});
+  },
+  cancellable: async ({ signal }) => {
+    process.stdout.write('in-attempt\n');
+    // Holds the process open as a model call's socket would: a change watch does not.
+    const alive = setInterval(() => {}, 1000);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    clearInterval(alive);
+    throw new Error('stopped by the cancel');
   },
 };
 
