@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/__fixtures__/**/*.mjs', '**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/*.config.ts', '**/*.config.js', 'tooling/**'] },
+  { ignores: ['**/__fixtures__/**/*.mjs', '**/dist/**', '**/node_modules/**', '**/.turbo/**', '**/test-output/**', '**/*.config.ts', '**/*.config.js', 'tooling/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
 // No "Update available" notices from npm or pnpm: the versions here are pinned on purpose.
-const quiet = { ...process.env, npm_config_update_notifier: 'false' };
+// pnpm reads its own pnpm_config_ variables (npm's are not enough for it).
+const quiet = { ...process.env, npm_config_update_notifier: 'false', pnpm_config_update_notifier: 'false' };
 const { packageManager } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 const wanted = packageManager.replace(/^pnpm@/, '');
 

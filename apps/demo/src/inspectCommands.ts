@@ -2,12 +2,13 @@ import { join } from 'node:path';
 import type { DemoStorageKind } from './runDemo.js';
 
 /**
- * The `roundtable` commands that inspect a record the demo kept (none for memory storage,
- * whose record is gone when the demo exits).
+ * The `roundtable` commands that inspect a record the demo kept: none for memory storage, whose
+ * record is gone when the demo exits, nor for PostgreSQL unless `postgresStore` (the kept
+ * database's URL, without its password) says where the record outlived the demo.
  */
-export function inspectCommands(storage: DemoStorageKind, keptIn: string, runId: string): string[] {
-  if (storage === 'memory') return [];
-  const store = storage === 'fs' ? `fs:${join(keptIn, 'record')}` : `sqlite:${join(keptIn, 'record.sqlite')}`;
+export function inspectCommands(storage: DemoStorageKind, keptIn: string, runId: string, postgresStore: string | null = null): string[] {
+  if (storage === 'memory' || (storage === 'postgres' && postgresStore === null)) return [];
+  const store = storage === 'postgres' ? postgresStore! : storage === 'fs' ? `fs:${join(keptIn, 'record')}` : `sqlite:${join(keptIn, 'record.sqlite')}`;
   const quoted = /^[\w@%+=:,./-]+$/.test(store) ? store : `'${store.replaceAll("'", "'\\''")}'`;
   return [
     `pnpm roundtable runs --store ${quoted}`,

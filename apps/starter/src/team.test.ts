@@ -6,25 +6,23 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The starter as a user runs it: the .ts file straight through tsx in a real child process.
+// What any team made from the starter keeps true while you change it: src/team.ts runs to
+// completion (it exits 1 when the run does not complete) and writes its record and rooms.
 const TSX = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const TEAM = fileURLToPath(new URL('./team.ts', import.meta.url));
 
 let cwd: string;
 beforeAll(async () => {
-  cwd = await mkdtemp(join(tmpdir(), 'roundtable-starter-'));
+  cwd = await mkdtemp(join(tmpdir(), 'roundtable-team-'));
 });
 afterAll(async () => {
   await rm(cwd, { recursive: true, force: true });
 });
 
-describe('the starter team', () => {
-  it('runs from its .ts file, pauses for a person, completes and projects its room', async () => {
+describe('the team', () => {
+  it('runs from its .ts file to completion and writes its record and room files', async () => {
     const { stdout } = await promisify(execFile)(TSX, [TEAM], { cwd, encoding: 'utf8' });
-    expect(stdout).toContain('Paused at team/writer/1: Approve the trip?');
-    expect(stdout).toMatch(/Run trip-\S+ completed\. Final answers:/);
-    expect(stdout).toContain('writer: Plan (approved: "yes"): Low tide is at 11:40');
-    expect(stdout).toContain('researcher [team/researcher/1/0] @planner: Low tide');
+    expect(stdout).toMatch(/Run \S+ completed\. Final answers:/);
     expect(await readdir(join(cwd, '.roundtable'))).toEqual(['record', 'rooms']);
   });
 });

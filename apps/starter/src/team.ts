@@ -1,6 +1,6 @@
 // Your own team: three members in one room, in a TypeScript file that runs directly.
-// Run it with `pnpm starter` from the repository root; copy this folder to start your own
-// program (see "Your own team" in the root README). Members here are plain functions; swap in
+// Run it with `pnpm starter` from the repository root; `pnpm new-team <name>` copies it to
+// apps/<name> to start your own program (see "Your own team" in the root README). Members here are plain functions; swap in
 // model-backed members when you are ready.
 import { compileGraph, createGraphExecutor, projectTeamRooms, teamGraphType, teamMembers, teamOutput } from '@roundtable/runtime';
 import { readFile } from 'node:fs/promises';

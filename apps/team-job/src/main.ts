@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { runTeamJob } from './runTeamJob.js';
+import { TEAM_JOB_USAGE, parseTeamJobArgs } from './teamJobArgs.js';
 import type { TeamJobReport } from './runTeamJob.js';
 
 function print(report: TeamJobReport): void {
@@ -22,15 +22,16 @@ function print(report: TeamJobReport): void {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    args: process.argv.slice(2).filter((arg) => arg !== '--'),
-    options: { keep: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log('Usage: pnpm team-job [--keep DIR]');
+  const args = parseTeamJobArgs(process.argv.slice(2));
+  if (args.kind === 'usage') {
+    console.error(`team-job: USAGE: ${args.message}.\n${TEAM_JOB_USAGE}`);
+    return 2;
+  }
+  if (args.kind === 'help') {
+    console.log(TEAM_JOB_USAGE);
     return 0;
   }
-  const report = await runTeamJob(values.keep === undefined ? {} : { keep: values.keep });
+  const report = await runTeamJob(args.keep === undefined ? {} : { keep: args.keep });
   print(report);
   return report.ok ? 0 : 1;
 }

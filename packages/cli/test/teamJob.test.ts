@@ -56,5 +56,11 @@ describe('a team job record', () => {
     expect(show.code, show.stderr).toBe(0);
     const report = JSON.parse(show.stdout) as { attempts: { nodeId: string }[] };
     expect(report.attempts.map((attempt) => attempt.nodeId)).toEqual(['agent/coder', 'agent/tester', 'integration', 'review/lead']);
+
+    // In text, the job's outcome is an indented document, not one long JSON line.
+    const text = await roundtable(['show', 'job-1', '--store', `fs:${store}`]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/\n {2}output:\n {4}\{\n {6}"\w+": /);
+    expect(Math.max(...text.stdout.split('\n').map((line) => line.length))).toBeLessThan(240);
   });
 });

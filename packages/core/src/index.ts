@@ -3,7 +3,7 @@ export type { RoundtableErrorOptions } from './roundtableError.js';
 export { errorGuard } from './errorGuard.js';
 export type { ErrorGuard, RoundtableErrorClass } from './errorGuard.js';
 export { MAX_JSON_DEPTH } from './json.js';
-export type { Json, JsonObject } from './json.js';
+export type { Json, JsonObject, ReadonlyJson } from './json.js';
 export { JsonErrorCodes, JsonValueError, isJsonValueError } from './jsonValueError.js';
 export type { JsonErrorCode } from './jsonValueError.js';
 export { assertJson } from './assertJson.js';

@@ -1,9 +1,9 @@
 import { canonicalJson, digest, isJson, isRoundtableError } from '@roundtable/core';
-import type { Json } from '@roundtable/core';
+import type { Json, ReadonlyJson } from '@roundtable/core';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { GraphErrorCodes, GraphValidationError, compileGraph, isGraphValidationError } from './index.js';
-import type { GraphCommand, GraphDefinition, GraphEvent, GraphType, GraphValidationIssue } from './index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { GraphErrorCodes, GraphValidationError, compileGraph, isGraphValidationError, teamGraphType } from './index.js';
+import type { CompiledGraph, GraphCommand, GraphDefinition, GraphEvent, GraphType, GraphValidationIssue, TeamState } from './index.js';
 
 /** A tiny graph type whose state is the command list `decide` returns; events replace it. */
 const echoType: GraphType<unknown> = {
@@ -195,6 +195,33 @@ describe('compileGraph: definition validation', () => {
       ].sort(),
     );
     for (const [key, value] of Object.entries(GraphErrorCodes)) expect(value).toBe(key);
+  });
+});
+
+describe('compileGraph: read-only definitions', () => {
+  it('compiles an `as const` definition (read-only lists and data) and keeps its node ids', () => {
+    const releaseTeam = {
+      id: 'release-team',
+      definitionVersion: 1,
+      data: { task: 'Notes.', globalConcurrency: 1, maxTurnsPerMember: 2, communication: { rooms: [{ id: 'review', members: ['writer', 'reviewer'] }], tailMessages: 3 } },
+      nodes: [
+        { id: 'writer', data: { role: 'writer', brief: 'Draft.' } },
+        { id: 'reviewer', data: { role: 'reviewer', brief: 'Review.', initialTurn: false } },
+      ],
+      edges: [],
+    } as const;
+    const graph = compileGraph(teamGraphType, releaseTeam);
+    expectTypeOf(graph).toEqualTypeOf<CompiledGraph<TeamState, 'writer' | 'reviewer'>>();
+    expect(graph.definition.value).toEqual(releaseTeam);
+    const withEdge = { ...definition(), edges: [{ id: 'e', source: 'a', target: 'b', data: ['x', { y: [1] }] }] } as const;
+    expect(compileGraph(echoType, withEdge).definition.value.edges).toEqual(withEdge.edges);
+  });
+
+  it('takes every Json as a ReadonlyJson, and read-only arrays only as ReadonlyJson', () => {
+    expectTypeOf<Json>().toExtend<ReadonlyJson>();
+    expectTypeOf<readonly ['a', 1]>().toExtend<ReadonlyJson>();
+    expectTypeOf<readonly ['a', 1]>().not.toExtend<Json>();
+    expectTypeOf<{ readonly when: Date }>().not.toExtend<ReadonlyJson>();
   });
 });
 

@@ -1,12 +1,12 @@
 import { canonicalJson, copyFrozenJson, digest, isIdentifier } from '@roundtable/core';
-import type { Digest, Json } from '@roundtable/core';
+import type { Digest, Json, ReadonlyJson } from '@roundtable/core';
 import { GraphErrorCodes, GraphValidationError, graphIssue } from './errors.js';
 import type { GraphValidationIssue } from './errors.js';
 import { dispatchInputCheckOf } from './dispatchInputCheck.js';
 import { validateGraphCommands } from './graphCommand.js';
 import type { GraphCommand } from './graphCommand.js';
 import { assertGraphDefinition } from './graphDefinition.js';
-import type { GraphDefinition, GraphNode } from './graphDefinition.js';
+import type { GraphDefinition, GraphEdge, GraphNode } from './graphDefinition.js';
 import { checkGraphEvent, payloadIssue } from './graphEvent.js';
 import type { GraphEvent } from './graphEvent.js';
 import type { GraphType, GraphTypeFunctions } from './graphType.js';
@@ -15,9 +15,12 @@ import { isJsonValue, isPositiveSafeInteger, isRecord } from './json.js';
 /**
  * A definition whose node ids TypeScript can see: passing a literal (or an `as const` value)
  * to `compileGraph` keeps each id as a literal type, so `teamMembers` can check binding keys.
+ * Its lists and JSON data may be read-only, as an `as const` value's are.
  */
-export type GraphDefinitionInput<NodeId extends string = string> = Omit<GraphDefinition, 'nodes'> & {
-  readonly nodes: readonly (Omit<GraphNode, 'id'> & { readonly id: NodeId })[];
+export type GraphDefinitionInput<NodeId extends string = string> = Omit<GraphDefinition, 'data' | 'nodes' | 'edges'> & {
+  readonly data: ReadonlyJson;
+  readonly nodes: readonly (Omit<GraphNode, 'id' | 'data'> & { readonly id: NodeId; readonly data: ReadonlyJson })[];
+  readonly edges: readonly (Omit<GraphEdge, 'data'> & { readonly data: ReadonlyJson })[];
 };
 
 /** The stored definition of a compiled graph, typed with its node ids. */
@@ -100,7 +103,8 @@ function throwIfAny(issues: GraphValidationIssue[]): void {
 export function compileGraph<State, NodeId extends string = string>(type: GraphType<State>, definition: GraphDefinitionInput<NodeId>): CompiledGraph<State, NodeId> {
   throwIfAny(graphTypeIssues(type));
   assertGraphDefinition(definition);
-  const value: CompiledDefinition<NodeId> = copyFrozenJson(definition);
+  // A valid GraphDefinition now; its copy keeps the input's node ids.
+  const value = copyFrozenJson<GraphDefinition>(definition) as CompiledDefinition<NodeId>;
   const functions: GraphTypeFunctions<State> = type.compile(value);
   throwIfAny(compiledFunctionIssues(functions));
   const nodeIds: ReadonlySet<string> = new Set(value.nodes.map((node) => node.id));

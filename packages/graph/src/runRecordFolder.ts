@@ -271,7 +271,8 @@ export class RunRecordFolder<State> {
     if (stored.kind !== graph.kind || stored.typeVersion !== graph.typeVersion || stored.digest !== graph.definition.digest) {
       throw new GraphExecutionError(
         'STORED_GRAPH_MISMATCH',
-        `The run holds a ${stored.kind} graph v${stored.typeVersion} (${stored.digest}), not this ${graph.kind} graph v${graph.typeVersion} (${graph.definition.digest}).`,
+        `The run holds a ${stored.kind} graph v${stored.typeVersion} (${stored.digest}), not this ${graph.kind} graph v${graph.typeVersion} (${graph.definition.digest}). ` +
+          'A run keeps the graph it started with: run the changed graph under a new run id, or open this run with the graph it was started with (the scheduler\'s loadRunDefinition reads it from the record).',
         { details: { stored: { kind: stored.kind, typeVersion: stored.typeVersion, digest: stored.digest } } },
       );
     }

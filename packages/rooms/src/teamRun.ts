@@ -59,7 +59,7 @@ export async function foldTeamRun(storage: RunStorage, runId: string): Promise<R
   if (stored.kind !== TEAM_GRAPH_KIND || stored.typeVersion !== TEAM_GRAPH_VERSION) {
     throw new GraphExecutionError(
       'STORED_GRAPH_MISMATCH',
-      `Run ${runId} holds a ${stored.kind} graph of type version ${stored.typeVersion}; room files need a team graph of type version ${TEAM_GRAPH_VERSION}.`,
+      `Run ${runId} holds a ${stored.kind} graph of type version ${stored.typeVersion}; room files need a team graph of type version ${TEAM_GRAPH_VERSION} (a team conversation; a callable team job has no rooms: \`roundtable show\` shows its run).`,
       { details: { kind: stored.kind, typeVersion: stored.typeVersion } },
     );
   }

@@ -111,7 +111,7 @@ function storedIdentity(stored: StoredRunDefinition, runId: string): JobIdentity
   const isJob = stored.kind === TEAM_JOB_GRAPH_KIND && stored.typeVersion === TEAM_JOB_GRAPH_VERSION;
   if (!isJob || typeof startCommit !== 'string' || typeof jobId !== 'string') {
     const what = isJob ? 'a team job without a job id (recorded before jobs had one)' : `a ${stored.kind} graph v${stored.typeVersion}, not a team job`;
-    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds ${what}.`, {
+    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds ${what}: give this job a run id of its own.`, {
       details: { stored: { kind: stored.kind, typeVersion: stored.typeVersion, digest: stored.digest } },
     });
   }

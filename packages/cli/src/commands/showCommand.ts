@@ -55,7 +55,8 @@ export function showText(report: RunReport): string {
     const output = status.output as { agents?: { name: string; result: { summary?: string } | null }[] } | undefined;
     for (const agent of output?.agents ?? []) lines.push(`  ${safe(agent.name)}: ${safe(agent.result?.summary ?? '(no turn)')}`);
   } else if (status.kind === 'complete') {
-    lines.push(`  output: ${safeJson(status.output)}`);
+    // Any other kind's output (a callable team job's TeamJobResult) is a document: indented.
+    lines.push('  output:', ...printableJson(status.output ?? null, 2).split('\n').map((line) => `    ${line}`));
   }
   if (status.kind === 'failed') {
     lines.push(`  ${safe(status.message ?? '')}`);
