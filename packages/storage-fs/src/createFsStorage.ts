@@ -1,19 +1,10 @@
 import { linkSync, renameSync, unlinkSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import {
-  StorageError,
-  assertRevision,
-  assertStreamId,
-  changeHints,
-  corruptStream,
-  duplicateEventId,
-  prepareAppend,
-  resolveAgainstHead,
-  resolveStorageOptions,
-  storageIoError,
-} from '@roundtable/storage';
-import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StorageOptions } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId } from '@roundtable/storage';
+import { changeHints, corruptStream, duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions, storageIoError } from '@roundtable/storage/adapter';
+import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StorageOptions } from '@roundtable/storage';
+import type { PreparedAppend } from '@roundtable/storage/adapter';
 import packageJson from '../package.json' with { type: 'json' };
 import { batchEvents, batchFileName, encodeBatchFile } from './batchFile.js';
 import { eventIterator } from './eventIterator.js';

@@ -1,4 +1,5 @@
-import { StorageError, prepareAppend, resolveStorageOptions, revisionConflict } from '@roundtable/storage';
+import { StorageError } from '@roundtable/storage';
+import { prepareAppend, resolveStorageOptions, revisionConflict } from '@roundtable/storage/adapter';
 import type { RunStorage, StorageOptions } from '@roundtable/storage';
 import { runStorageConformance } from '@roundtable/storage/conformance';
 import type { StorageConformanceResult } from '@roundtable/storage/conformance';

@@ -1,4 +1,5 @@
-import { StorageError, assertRevision, assertStreamId, changeHints, duplicateEventId, prepareAppend, resolveAgainstHeadSync, resolveStorageOptions, storedEventCanonicalText } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId } from '@roundtable/storage';
+import { changeHints, duplicateEventId, prepareAppend, resolveAgainstHeadSync, resolveStorageOptions, storedEventCanonicalText } from '@roundtable/storage/adapter';
 import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StorageOptions, StoredEvent } from '@roundtable/storage';
 import { addListener, backingState, createMemoryBacking, notifyListeners } from './memoryBacking.js';
 import type { MemoryBacking, MemoryBackingState } from './memoryBacking.js';

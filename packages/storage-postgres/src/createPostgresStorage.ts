@@ -1,8 +1,10 @@
 import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import pg from 'pg';
-import { StorageError, assertRevision, assertStreamId, corruptStream, decodeStoredEventRow, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
-import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, isStreamId } from '@roundtable/storage';
+import { corruptStream, decodeStoredEventRow, prepareAppend, resolveAgainstHead } from '@roundtable/storage/adapter';
+import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
+import type { PreparedAppend } from '@roundtable/storage/adapter';
 import packageJson from '../package.json' with { type: 'json' };
 import { ChangeListener } from './changeListener.js';
 import { migrate, quoteIdentifier, requireStoreSchema } from './migrations.js';

@@ -1,8 +1,10 @@
 import { hash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StorageError, assertRevision, assertStreamId, changeHints, corruptStream, decodeStoredEventRow, duplicateEventId, isStreamId, prepareAppend, resolveAgainstHead } from '@roundtable/storage';
-import type { NewEvent, PreparedAppend, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
+import { StorageError, assertRevision, assertStreamId, isStreamId } from '@roundtable/storage';
+import { changeHints, corruptStream, decodeStoredEventRow, duplicateEventId, prepareAppend, resolveAgainstHead } from '@roundtable/storage/adapter';
+import type { NewEvent, ReadOptions, RunStorage, StorageIdentity, StoredEvent } from '@roundtable/storage';
+import type { PreparedAppend } from '@roundtable/storage/adapter';
 import packageJson from '../package.json' with { type: 'json' };
 import { DataVersionHints } from './dataVersionHints.js';
 import { closeDatabase, openDatabase } from './openDatabase.js';
