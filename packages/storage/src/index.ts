@@ -3,7 +3,7 @@ export type { StorageErrorCode } from './errors.js';
 export { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 export type { NewEvent, StoredEvent } from './events.js';
 export { DEFAULT_NAMESPACE, DEFAULT_STORAGE_LIMITS } from './storage.js';
-export type { ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
+export type { EventRead, ReadOptions, RunStorage, StorageIdentity, StorageLimits, StorageOptions } from './storage.js';
 export { assertNewEvent, assertRevision, assertStoredEvent, assertStreamId, checkedNewEvent, isStreamId } from './validation.js';
 export { MIN_KNOWN_SECRET_LENGTH } from './resolveStorageOptions.js';
 export { appendBatchBytes, eventPayloadBytes } from './appendBatchBytes.js';
