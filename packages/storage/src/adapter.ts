@@ -13,3 +13,5 @@ export { latestSchemaVersion, pendingMigrations, requireCurrentSchema } from './
 export type { SchemaMigration } from './schemaMigrations.js';
 export { findKnownSecret } from './knownSecrets.js';
 export { changeHints } from './changeHints.js';
+export { delegateStorage, observeRead } from './delegateStorage.js';
+export type { StorageOverrides } from './delegateStorage.js';

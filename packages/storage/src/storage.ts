@@ -27,7 +27,7 @@ export interface EventRead<Event = StoredEvent> extends AsyncIterable<Event> {
    * `foldStream`) then folds it with no promise, iterator result or generator resume per event.
    * A reader that does not look for it iterates, as with every other read.
    */
-  nextChunk?(max: number): readonly Event[];
+  readonly nextChunk?: (max: number) => readonly Event[];
 }
 
 /**

@@ -1,6 +1,6 @@
 // Helpers of the tests of a job's refs and commits: real repositories, what git holds, crashes.
 import { afterEach } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import type { RunStorage } from '@roundtable/storage';
 import type { TeamJob, TeamJobResult } from '../index.js';
 import { scratchRepository } from './scratchRepository.js';
@@ -50,7 +50,7 @@ export function crashSwitch(): { signal: AbortSignal; crash: () => Promise<never
 /** A storage that dies (refuses every append) once it is asked to record an outcome: a crash after the work, before its record. */
 export function dyingStorage(backing: RunStorage): RunStorage {
   let dead = false;
-  return wrapStorage(backing, {
+  return delegateStorage(backing, {
     append: (id, expected, events) => {
       if (dead || events.some((event) => event.type === 'graph:node-completed')) {
         dead = true;
