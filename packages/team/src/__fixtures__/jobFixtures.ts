@@ -5,6 +5,7 @@ import type { RunStorage } from '@roundtable/storage';
 import type { TeamJob, TeamJobResult } from '../index.js';
 import { scratchRepository } from './scratchRepository.js';
 import type { ScratchRepository } from './scratchRepository.js';
+import { GraphEventTypes } from '@roundtable/graph';
 
 /** A `repository()` for one test file: each scratch repository is removed after its test. */
 export function scratchRepositories(): (files?: Record<string, string>) => Promise<ScratchRepository> {
@@ -52,7 +53,7 @@ export function dyingStorage(backing: RunStorage): RunStorage {
   let dead = false;
   return delegateStorage(backing, {
     append: (id, expected, events) => {
-      if (dead || events.some((event) => event.type === 'graph:node-completed')) {
+      if (dead || events.some((event) => event.type === GraphEventTypes.NODE_COMPLETED)) {
         dead = true;
         return Promise.reject(new Error('power cut'));
       }
@@ -78,7 +79,7 @@ export async function resumeToEnd(job: TeamJob, storage: RunStorage, runId: stri
 export async function recordedOutcomes(storage: RunStorage, runId: string): Promise<string[]> {
   const outcomes: string[] = [];
   for await (const event of storage.read(runId)) {
-    if (event.type === 'graph:node-completed' || event.type === 'graph:node-failed') outcomes.push((event.payload as { nodeId: string }).nodeId);
+    if (event.type === GraphEventTypes.NODE_COMPLETED || event.type === GraphEventTypes.NODE_FAILED) outcomes.push((event.payload as { nodeId: string }).nodeId);
   }
   return outcomes;
 }
