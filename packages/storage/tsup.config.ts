@@ -1,3 +1,3 @@
 import { getTsupConfig } from '../../tooling/tsup.config.js';
 
-export default getTsupConfig(['src/index.ts', 'src/conformance.ts']);
+export default getTsupConfig(['src/index.ts', 'src/adapter.ts', 'src/conformance.ts']);

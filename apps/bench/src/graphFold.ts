@@ -1,4 +1,4 @@
-import { compileGraph, teamGraphType } from '@roundtable/graph';
+import { GraphEventTypes, compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphEvent } from '@roundtable/graph';
 import { pingPongTeam } from './pingPongTeam.js';
 
@@ -25,9 +25,9 @@ export async function benchGraphFold(turns: number): Promise<GraphFoldReport> {
     const [command] = graph.decide(state);
     if (command?.kind !== 'dispatch') throw new Error(`Turn ${turn + 1}: expected a dispatch, got ${command?.kind ?? 'nothing'}.`);
     const other = command.nodeId === 'ping' ? 'pong' : 'ping';
-    const dispatched: GraphEvent = { type: 'graph:node-dispatched', version: 1, payload: { nodeId: command.nodeId, position: command.position } };
+    const dispatched: GraphEvent = { type: GraphEventTypes.NODE_DISPATCHED, version: 1, payload: { nodeId: command.nodeId, position: command.position } };
     const completed: GraphEvent = {
-      type: 'graph:node-completed',
+      type: GraphEventTypes.NODE_COMPLETED,
       version: 1,
       payload: {
         nodeId: command.nodeId,

@@ -5,7 +5,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
-import { prepareAppend, resolveStorageOptions } from '@roundtable/storage';
+import { prepareAppend, resolveStorageOptions } from '@roundtable/storage/adapter';
 import type { RunStorage } from '@roundtable/storage';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { pingPongTeam } from './pingPongTeam.js';

@@ -7,6 +7,7 @@ import { createPostgresStorage } from '@roundtable/storage-postgres';
 import { createTestDatabase, postgresServer } from '@roundtable/test-utils';
 import { createRunClient } from '@roundtable/workers';
 import { workersBenchGraph } from './workersTeam.js';
+import { GraphEventTypes } from '@roundtable/graph';
 
 const WORKER = fileURLToPath(new URL('./workersBenchWorker.js', import.meta.url));
 const WAIT_MS = 50;
@@ -53,8 +54,8 @@ async function pickUps(url: string, runIds: readonly string[]): Promise<{ times:
       for await (const event of storage.read(runId)) {
         const position = (event.payload as { position?: string }).position;
         if (position === undefined) continue;
-        if (event.type === 'graph:node-dispatched') dispatchedAt.set(position, Date.parse(event.timestamp));
-        if (event.type === 'graph:node-attempt-started') times.push(Date.parse(event.timestamp) - dispatchedAt.get(position)!);
+        if (event.type === GraphEventTypes.NODE_DISPATCHED) dispatchedAt.set(position, Date.parse(event.timestamp));
+        if (event.type === GraphEventTypes.NODE_ATTEMPT_STARTED) times.push(Date.parse(event.timestamp) - dispatchedAt.get(position)!);
       }
     }
   } finally {

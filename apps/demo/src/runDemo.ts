@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createGraphExecutor, createMemoryBacking, createMemoryStorage, foldStream, projectTeamRooms, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
+import { GraphEventTypes, createGraphExecutor, createMemoryBacking, createMemoryStorage, foldStream, projectTeamRooms, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
 import type { GraphRunResult, RunStorage, StoredEvent, TeamMessage } from '@roundtable/runtime';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
@@ -51,7 +51,7 @@ function storageOpener(kind: Exclude<DemoStorageKind, 'postgres'>, directory: st
 async function readRecord(storage: RunStorage) {
   const dispatchOrder: string[] = [];
   const onEvent = (event: StoredEvent) => {
-    if (event.type === 'graph:node-dispatched') dispatchOrder.push((event.payload as { nodeId: string }).nodeId);
+    if (event.type === GraphEventTypes.NODE_DISPATCHED) dispatchOrder.push((event.payload as { nodeId: string }).nodeId);
   };
   const folder = await foldStream(storage, RUN_ID, { graph: releaseGraph, onEvent });
   return { messages: teamMessages(folder.state), dispatchOrder, head: folder.revision };

@@ -1,19 +1,8 @@
 import type { RunStorage } from '@roundtable/storage';
+import { delegateStorage, observeRead } from '@roundtable/storage/adapter';
 import type { Progress } from './progress.js';
 
-/** `storage` with every event `read` yields counted on `progress`; all else passes through. */
+/** `storage` with every event `read` yields counted on `progress`; all else, change hints and a read's fast path included, passes through. */
 export function withReadProgress(storage: RunStorage, progress: Progress): RunStorage {
-  return {
-    identity: storage.identity,
-    head: (streamId) => storage.head(streamId),
-    async *read(streamId, options) {
-      for await (const event of storage.read(streamId, options)) {
-        progress.tick();
-        yield event;
-      }
-    },
-    append: (streamId, expectedRevision, events) => storage.append(streamId, expectedRevision, events),
-    streams: () => storage.streams(),
-    close: () => storage.close(),
-  };
+  return delegateStorage(storage, { read: (streamId, options) => observeRead(storage.read(streamId, options), () => progress.tick()) });
 }

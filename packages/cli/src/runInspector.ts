@@ -1,6 +1,6 @@
 import { isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, RunRecordFolder, TEAM_GRAPH_KIND, compileGraph, isGraphValidationError, parseRunStartedEvent, teamMemberStates } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, RunRecordFolder, TEAM_GRAPH_KIND, compileGraph, isGraphValidationError, parseRunStartedEvent, teamMemberStates } from '@roundtable/graph';
 import type { CompiledGraph, DispatchCommand, GraphCommand, GraphDefinition, StoredRunDefinition, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
 import type { StoredEvent } from '@roundtable/storage';
 import { knownGraphTypes } from './graphTypes.js';
@@ -262,12 +262,12 @@ export class RunInspector {
     const at = event.timestamp;
     const current = this.latest.get(position);
     switch (event.type) {
-      case 'graph:node-dispatched': {
+      case GraphEventTypes.NODE_DISPATCHED: {
         this.dispatchedCount++;
         this.push({ position, nodeId, attempt: 0, dispatchedAt: at, outcome: 'not-started', revision: event.revision });
         return;
       }
-      case 'graph:node-attempt-started': {
+      case GraphEventTypes.NODE_ATTEMPT_STARTED: {
         const attempt = typeof payload.attempt === 'number' ? payload.attempt : (current?.attempt ?? 0) + 1;
         if (current !== undefined && current.outcome === 'not-started') {
           current.attempt = attempt;
@@ -279,7 +279,7 @@ export class RunInspector {
         }
         return;
       }
-      case 'graph:node-resumed': {
+      case GraphEventTypes.NODE_RESUMED: {
         if (current === undefined) return;
         current.revisions.push(event.revision);
         current.resumeValue = payload.value ?? null;
@@ -288,7 +288,7 @@ export class RunInspector {
         this.push({ position, nodeId, attempt: current.attempt, dispatchedAt: at, outcome: 'not-started', revision: event.revision, placeholder: true });
         return;
       }
-      case 'graph:node-retried': {
+      case GraphEventTypes.NODE_RETRIED: {
         if (current === undefined) return;
         current.revisions.push(event.revision);
         current.code = text(payload.code);
@@ -297,7 +297,7 @@ export class RunInspector {
         this.push({ position, nodeId, attempt: current.attempt, dispatchedAt: at, outcome: 'not-started', revision: event.revision, placeholder: true });
         return;
       }
-      case 'graph:node-completed': {
+      case GraphEventTypes.NODE_COMPLETED: {
         if (current === undefined) return;
         current.revisions.push(event.revision);
         const state = this.teamState();
@@ -316,7 +316,7 @@ export class RunInspector {
         }
         return;
       }
-      case 'graph:node-failed': {
+      case GraphEventTypes.NODE_FAILED: {
         if (current === undefined) return;
         current.revisions.push(event.revision);
         current.code = text(payload.code);
@@ -324,7 +324,7 @@ export class RunInspector {
         this.end(current, 'failed', at);
         return;
       }
-      case 'graph:node-paused': {
+      case GraphEventTypes.NODE_PAUSED: {
         if (current === undefined) return;
         current.revisions.push(event.revision);
         current.reason = text(payload.reason);

@@ -19,6 +19,8 @@ export type { FrozenJson } from './freezeJson.js';
 export { freezeJsonFields } from './freezeJsonFields.js';
 export { privateMark } from './privateMark.js';
 export type { PrivateMark } from './privateMark.js';
+export { privateSlot } from './privateSlot.js';
+export type { PrivateSlot } from './privateSlot.js';
 export { digest } from './digest.js';
 export type { Digest } from './digest.js';
 export { sha256Hex } from './sha256Hex.js';

@@ -2,42 +2,21 @@ import { MAX_JSON_DEPTH } from './json.js';
 import { JsonValueError } from './jsonValueError.js';
 import { isWellFormedString } from './isWellFormedString.js';
 import { jsonPointer } from './jsonPointer.js';
+import { privateSlot } from './privateSlot.js';
 import { utf8ByteLength } from './utf8.js';
-
-/** Returns the object it is given, so that `Verified`'s constructor can stamp a private field on any object. */
-class Returning {
-  constructor(target: object) {
-    return target;
-  }
-}
 
 /**
  * Deep-frozen objects and arrays already known to be JSON, stamped with a number in a private
- * field (invisible to every reflection API, `JSON.stringify` and structural equality; much
- * cheaper to add and to read than a WeakMap entry). The number (see `markOf`) holds the height
- * (levels of nesting, 1 for an object holding only primitives), which keeps the nesting limit
- * exact when a value is reused deeper; whether every object in it lists its keys in canonical
- * (code-unit) order, so that `JSON.stringify` of it is its canonical text; and, once a walk
- * measured it, the UTF-8 bytes of its canonical text. A deep-frozen value can never stop being
- * JSON, so the walker checks each one once: later walks take its height and bytes from here,
- * and a walk writing text writes `JSON.stringify` of an ordered one.
+ * slot (core's `privateSlot`: invisible to every reflection API, `JSON.stringify` and structural
+ * equality; much cheaper to add and to read than a WeakMap entry). The number (see `markOf`)
+ * holds the height (levels of nesting, 1 for an object holding only primitives), which keeps the
+ * nesting limit exact when a value is reused deeper; whether every object in it lists its keys in
+ * canonical (code-unit) order, so that `JSON.stringify` of it is its canonical text; and, once a
+ * walk measured it, the UTF-8 bytes of its canonical text. A deep-frozen value can never stop
+ * being JSON, so the walker checks each one once: later walks take its height and bytes from
+ * here, and a walk writing text writes `JSON.stringify` of an ordered one.
  */
-class Verified extends Returning {
-  #mark: number;
-  constructor(target: object, mark: number) {
-    super(target);
-    this.#mark = mark;
-  }
-  static mark(target: object): number | undefined {
-    return #mark in target ? target.#mark : undefined;
-  }
-  /** Replaces the mark of a value stamped before; false when it has none. */
-  static update(target: object, mark: number): boolean {
-    if (!(#mark in target)) return false;
-    target.#mark = mark;
-    return true;
-  }
-}
+const verified = privateSlot<number>();
 
 /** Marks below this hold the height and order; the bytes (plus one, 0: not measured) are counted in units of it. */
 const MARK_BYTES_UNIT = 1024;
@@ -61,7 +40,7 @@ let elsewhere = false;
 
 function remember(target: object, mark: number): void {
   try {
-    new Verified(target, mark);
+    verified.add(target, mark);
   } catch {
     elsewhere = true;
     verifiedElsewhere.set(target, mark);
@@ -69,13 +48,13 @@ function remember(target: object, mark: number): void {
 }
 
 function recall(target: object): number | undefined {
-  const mark = Verified.mark(target);
+  const mark = verified.get(target);
   return mark === undefined && elsewhere ? verifiedElsewhere.get(target) : mark;
 }
 
 /** Replaces the mark of a value remembered before (to add the bytes a later walk measured). */
 function rememberAgain(target: object, mark: number): void {
-  if (!Verified.update(target, mark)) verifiedElsewhere.set(target, mark);
+  if (!verified.set(target, mark)) verifiedElsewhere.set(target, mark);
 }
 
 /**
@@ -467,7 +446,7 @@ export function walkJson(value: unknown, flags: number): WalkResult {
 /**
  * Makes empty plain objects (their prototype is `Object.prototype`, so nothing tells one from a
  * `{}`) with room for more than the four fields V8 gives `{}` inside the object: a payload of
- * four fields and its mark (`Verified`) then fit without a separate property array (40 bytes,
+ * four fields and its mark (the `verified` slot) then fit without a separate property array (40 bytes,
  * kept with each stored payload: about 4 MiB over a 100,000-turn team run in memory, whose every
  * turn writes a four-field attempt start). V8 sizes the objects a constructor makes from the
  * first few it made (slack tracking), so they are as large as the fields walkFields gives them.

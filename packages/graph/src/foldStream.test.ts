@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Json } from '@roundtable/core';
-import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
+import type { EventRead, NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { rejection as rejectionOf } from '@roundtable/test-utils';
 import { GraphEventTypes, RunRecordFolder, foldStream, isGraphExecutionError, readRunDefinition, runStartedPayload } from './index.js';
@@ -165,7 +165,7 @@ describe('foldStream(storage, runId, { graph } | { folder }) over a real memory 
     }
   });
 
-  it('folds a read offering the synchronous chunk path exactly as one offering only async iteration, in chunks or not', async () => {
+  it('folds a read offering the port\'s synchronous fast path (EventRead.nextChunk) exactly as one offering only async iteration, in chunks or not', async () => {
     // A record longer than two chunks (1,024 events each): the run, then host events.
     const appends = runAppends(graph);
     for (let note = 0; note < 2100; note += 300) appends.push(Array.from({ length: 300 }, (_, index) => newEvent('host:note', { note: note + index })));
@@ -180,18 +180,18 @@ describe('foldStream(storage, runId, { graph } | { folder }) over a real memory 
     let chunkCalls = 0;
     const chunkOnly: RecordReader<StoredEvent> = {
       read(streamId, options) {
-        const events = storage.read(streamId, options) as AsyncIterable<StoredEvent> & Record<symbol, (max: number) => StoredEvent[]>;
-        const takeChunk = events[Symbol.for('@roundtable/read-chunk')];
-        if (typeof takeChunk !== 'function') throw new Error('a memory read offers the chunk path');
-        return {
+        const events = storage.read(streamId, options);
+        if (typeof events.nextChunk !== 'function') throw new Error('a memory read offers the fast path');
+        const fastOnly: EventRead = {
           [Symbol.asyncIterator]: () => {
             throw new Error('the fast path was not taken');
           },
-          [Symbol.for('@roundtable/read-chunk')]: (max: number) => {
+          nextChunk: (max) => {
             chunkCalls++;
-            return takeChunk.call(events, max);
+            return events.nextChunk!(max);
           },
         };
+        return fastOnly;
       },
     };
     const seenSlow: number[] = [];

@@ -1,3 +1,5 @@
+// A type only (storage is a dev dependency of graph, nothing of it is loaded): the port defines the fast path once.
+import type { EventRead } from '@roundtable/storage';
 import type { CompiledGraph } from './compileGraph.js';
 import { GraphExecutionError } from './graphExecutionError.js';
 import type { RecordReader, RecordedEvent } from './recordedEvent.js';
@@ -37,10 +39,10 @@ export async function foldStream<State, Event extends RecordedEvent>(
 ): Promise<RunRecordFolder<State>> {
   const folder = folderOf(reader, options);
   const onEvent = options.onEvent;
-  const events = reader.read(runId, { after: folder.revision });
-  const takeChunk = readChunkOf(events);
-  if (takeChunk !== null) {
-    for (let chunk = takeChunk(CHUNK_EVENTS); chunk.length > 0; chunk = takeChunk(CHUNK_EVENTS)) {
+  // Any reader's read may offer the port's optional synchronous fast path (a memory storage's does).
+  const events: EventRead<Event> = reader.read(runId, { after: folder.revision });
+  if (typeof events.nextChunk === 'function') {
+    for (let chunk = events.nextChunk(CHUNK_EVENTS); chunk.length > 0; chunk = events.nextChunk(CHUNK_EVENTS)) {
       for (const event of chunk) {
         folder.apply(event);
         onEvent?.(event);
@@ -58,21 +60,8 @@ export async function foldStream<State, Event extends RecordedEvent>(
   return folder;
 }
 
-/**
- * The key under which a read may offer a synchronous fast path (`@roundtable/storage-memory`'s
- * reads do): a function `(max) => Event[]` returning the read's next at most `max` events, an
- * empty array at the end, taking from the same cursor as the async iteration. A `Symbol.for`
- * key, so a storage names it without depending on graph; not part of `RecordReader`, whose
- * async iteration every reader still offers.
- */
-const READ_CHUNK = Symbol.for('@roundtable/read-chunk');
+/** How many events one call of the fast path takes. */
 const CHUNK_EVENTS = 1024;
-
-/** The read's fast path, bound to it, or null when it offers none. */
-function readChunkOf<Event>(events: AsyncIterable<Event>): ((max: number) => readonly Event[]) | null {
-  const takeChunk = (events as { [READ_CHUNK]?: unknown })[READ_CHUNK];
-  return typeof takeChunk === 'function' ? (max) => takeChunk.call(events, max) as readonly Event[] : null;
-}
 
 function folderOf<State, Event extends RecordedEvent>(reader: RecordReader<Event>, options: FoldStreamOptions<State, Event>): RunRecordFolder<State> {
   if (typeof reader !== 'object' || reader === null || typeof reader.read !== 'function') {

@@ -56,6 +56,8 @@ describe('@roundtable/runtime', () => {
     ];
     for (const name of names) expect(runtime, name).toHaveProperty(name);
     expect(runtime).not.toHaveProperty('runStorageConformance');
+    // Adapter authors' helpers live at @roundtable/storage/adapter, outside the facade.
+    for (const name of ['prepareAppend', 'resolveAgainstHead', 'changeHints', 'decodeStoredEventRow']) expect(runtime, name).not.toHaveProperty(name);
   });
 
   it('runs, replays and projects the seed conversation with one import', async () => {

@@ -6,7 +6,8 @@ import type { GraphType, TeamDefinition } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import type { MemoryBacking } from '@roundtable/storage-memory';
 import type { RunStorage, StoredEvent } from '@roundtable/storage';
-import { newEvent, rejection, wrapStorage } from '@roundtable/test-utils';
+import { newEvent, rejection } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import { answerPause, createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeBinding } from './index.js';
 import { readAll } from './testTeams.js';
@@ -141,7 +142,7 @@ describe('racing answers', () => {
           // Every read and append of every answerer waits for the scheduler, which picks the order.
           const scheduled = (): RunStorage => {
             const inner = createMemoryStorage({ backing });
-            return wrapStorage(inner, {
+            return delegateStorage(inner, {
               append: (streamId, expected, events) => s.schedule(Promise.resolve('append')).then(() => inner.append(streamId, expected, events)),
               read: (streamId, options) => delayed(s.schedule(Promise.resolve('read')), inner.read(streamId, options)),
             });

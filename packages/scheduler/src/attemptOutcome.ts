@@ -1,4 +1,4 @@
-import { canonicalJson, freezeJson, isRoundtableError, utf8ByteLength } from '@roundtable/core';
+import { canonicalJson, freezeJson, isRoundtableError, privateSlot, utf8ByteLength } from '@roundtable/core';
 import type { FrozenJson, Json } from '@roundtable/core';
 import { findJsonProblem } from '@roundtable/graph';
 import type { CompiledGraph } from '@roundtable/graph';
@@ -74,34 +74,18 @@ export type AttemptContext = Omit<NodeContext, 'signal'>;
 
 const ABORTED: AttemptOutcome = Object.freeze({ kind: 'aborted' });
 
-/** Returns the object it is given, so that `ContextAbort`'s constructor can stamp a private field on a plain object. */
-class Returning {
-  constructor(target: object) {
-    return target;
-  }
-}
-
 /**
- * The attempt a member context belongs to, stamped on the context in a private field
- * (invisible to every reflection API): the one `signal` getter, shared by every context, finds
- * its attempt's signal there. A getter written in each context's literal would be a new
- * closure and accessor per attempt, which makes V8 give every context a map of its own (about
- * 0.6 µs per attempt, measured); one shared accessor keeps one map for all of them.
+ * The attempt a member context belongs to, kept on the context in a private slot (core's
+ * `privateSlot`, invisible to every reflection API): the one `signal` getter, shared by every
+ * context, finds its attempt's signal there. A getter written in each context's literal would be
+ * a new closure and accessor per attempt, which makes V8 give every context a map of its own
+ * (about 0.6 µs per attempt, measured); one shared accessor keeps one map for all of them.
  */
-class ContextAbort extends Returning {
-  readonly #abort: AttemptAbort;
-  constructor(target: object, abort: AttemptAbort) {
-    super(target);
-    this.#abort = abort;
-  }
-  static signalOf(target: object): AbortSignal | undefined {
-    return #abort in target ? target.#abort.signal : undefined;
-  }
-}
+const contextAbort = privateSlot<AttemptAbort>();
 
 const SIGNAL_PROPERTY: PropertyDescriptor = Object.freeze({
   get(this: object): AbortSignal | undefined {
-    return ContextAbort.signalOf(this);
+    return contextAbort.get(this)?.signal;
   },
   enumerable: true,
   configurable: false,
@@ -122,7 +106,7 @@ function memberContext(ctx: AttemptContext, abort: AttemptAbort): NodeContext {
     pause: ctx.pause,
     previousFailure: ctx.previousFailure,
   };
-  new ContextAbort(context, abort);
+  contextAbort.add(context, abort);
   Object.defineProperty(context, 'signal', SIGNAL_PROPERTY);
   return Object.freeze(context) as NodeContext;
 }

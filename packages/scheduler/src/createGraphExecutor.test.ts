@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { GraphType, GraphTypeFunctions } from '@roundtable/graph';
 import type { RunStorage } from '@roundtable/storage';
@@ -57,7 +57,7 @@ describe('the seed conversation', () => {
     await (await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage({ backing }), nodes: seedNodes })).run();
     const inner = createMemoryStorage({ backing });
     let eventsRead = 0;
-    const counting: RunStorage = wrapStorage(inner, {
+    const counting: RunStorage = delegateStorage(inner, {
       async *read(streamId, options) {
         for await (const event of inner.read(streamId, options)) {
           eventsRead++;

@@ -1,6 +1,6 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition, TeamTurnResult } from '@roundtable/graph';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
@@ -18,7 +18,7 @@ const RUN = 'grouped-1';
 function countingStorage(inner: RunStorage = createMemoryStorage()) {
   const appends: string[][] = [];
   let hold: ((events: readonly NewEvent[]) => Promise<void> | undefined) | null = null;
-  const storage: RunStorage = wrapStorage(inner, {
+  const storage: RunStorage = delegateStorage(inner, {
     async append(streamId, expected, events) {
       appends.push(events.map((event) => event.type.replace('graph:', '')));
       await hold?.(events);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import type { Json } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
@@ -132,7 +132,7 @@ describe('backoff and a stop between a retry and the next attempt', () => {
     const nodes = { model: { run: failOnce, retry: { maxAttempts: 2, backoffMs: 3_600_000 } }, clerk: () => ({ summary: 'ok' }) };
     // The run is stopped during the backoff, as soon as node-retried is durable.
     const inner = createMemoryStorage({ backing });
-    const stopping: RunStorage = wrapStorage(inner, {
+    const stopping: RunStorage = delegateStorage(inner, {
       async append(streamId, expected, events) {
         const head = await inner.append(streamId, expected, events);
         if (events.some((event) => event.type === 'graph:node-retried')) controller.abort();

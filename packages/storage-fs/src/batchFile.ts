@@ -1,4 +1,5 @@
-import { corruptStream, isStorageError, parseStoredEvent } from '@roundtable/storage';
+import { isStorageError } from '@roundtable/storage';
+import { corruptStream, parseStoredEvent } from '@roundtable/storage/adapter';
 import type { StoredEvent } from '@roundtable/storage';
 import { readFileSync } from './safeFs.js';
 import { sha256Hex } from './sha256Hex.js';

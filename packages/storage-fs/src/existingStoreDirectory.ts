@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { notAStore, quotedNames } from '@roundtable/storage';
+import { notAStore, quotedNames } from '@roundtable/storage/adapter';
 import { batchFileName } from './batchFile.js';
 import { TEMP_FOLDER, idOfFolderName } from './folderName.js';
 import { directoryExistsSync } from './safeFs.js';

@@ -1,2 +1,3 @@
-export { DEFAULT_SEGMENT_BATCHES, FS_STORAGE_ADAPTER, createFsStorage } from './createFsStorage.js';
-export type { FsStorageOptions } from './createFsStorage.js';
+export { createFsStorage } from './createFsStorage.js';
+export { DEFAULT_SEGMENT_BATCHES, FS_STORAGE_ADAPTER } from './fsContext.js';
+export type { FsStorageOptions } from './fsContext.js';

@@ -1,6 +1,6 @@
 import { linkSync } from 'node:fs';
 import { join } from 'node:path';
-import { corruptStream } from '@roundtable/storage';
+import { corruptStream } from '@roundtable/storage/adapter';
 import { batchFileName, checkBatchFile } from './batchFile.js';
 import { errorCode, fsyncDirectory, readFileSync } from './safeFs.js';
 import { encodeSegmentFile, segmentFileName } from './segmentFile.js';

@@ -3,7 +3,8 @@ import type { Stats } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { StorageError, corruptStream, isStorageError, storageIoError } from '@roundtable/storage';
+import { StorageError, isStorageError } from '@roundtable/storage';
+import { corruptStream, storageIoError } from '@roundtable/storage/adapter';
 
 /** Modes the adapter sets explicitly on what it creates, whatever the umask. */
 export const DIRECTORY_MODE = 0o700;

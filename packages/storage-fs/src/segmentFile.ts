@@ -1,4 +1,4 @@
-import { corruptStream } from '@roundtable/storage';
+import { corruptStream } from '@roundtable/storage/adapter';
 import { MAX_HEADER_BYTES, checkBatch, parseCount, revisionDigits, revisionOfName } from './batchFile.js';
 import type { CheckedBatch } from './batchFile.js';
 import { readFileSync } from './safeFs.js';

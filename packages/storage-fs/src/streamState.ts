@@ -1,7 +1,8 @@
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { corruptStream } from '@roundtable/storage';
-import type { PreparedAppend, StorageError, StoredEvent } from '@roundtable/storage';
+import { corruptStream } from '@roundtable/storage/adapter';
+import type { StorageError, StoredEvent } from '@roundtable/storage';
+import type { PreparedAppend } from '@roundtable/storage/adapter';
 import { batchEvents, batchFileName, firstRevisionOfBatchFile, readBatchFile } from './batchFile.js';
 import type { CheckedBatch } from './batchFile.js';
 import { HEAD_MARKER, readHeadMarker } from './headMarker.js';

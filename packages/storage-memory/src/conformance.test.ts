@@ -1,9 +1,9 @@
-import { StorageError, prepareAppend, resolveStorageOptions, revisionConflict } from '@roundtable/storage';
+import { StorageError } from '@roundtable/storage';
+import { delegateStorage, prepareAppend, resolveStorageOptions, revisionConflict } from '@roundtable/storage/adapter';
 import type { RunStorage, StorageOptions } from '@roundtable/storage';
 import { runStorageConformance } from '@roundtable/storage/conformance';
 import type { StorageConformanceResult } from '@roundtable/storage/conformance';
 import { describe, expect, it } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
 import { createMemoryBacking, createMemoryStorage } from './index.js';
 
 /** Runs the kit over one fresh backing, each instance made by `create`. */
@@ -13,7 +13,7 @@ function runOverOneBacking(create: (options: StorageOptions & { backing: ReturnT
 }
 
 /** `inner` with some methods replaced (a class instance cannot simply be spread). */
-const alter = (inner: RunStorage, overrides: Partial<RunStorage>): RunStorage => wrapStorage(inner, overrides);
+const alter = (inner: RunStorage, overrides: Partial<RunStorage>): RunStorage => delegateStorage(inner, overrides);
 
 function failedCases(result: StorageConformanceResult): string[] {
   return [...new Set(result.failures.map((failure) => failure.case))].sort();

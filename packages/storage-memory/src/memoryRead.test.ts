@@ -1,15 +1,14 @@
 import { isStorageError } from '@roundtable/storage';
-import type { StoredEvent } from '@roundtable/storage';
+import type { EventRead, StoredEvent } from '@roundtable/storage';
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '@roundtable/test-utils';
 import { createMemoryStorage } from './index.js';
 
-type ChunkedRead = AsyncIterableIterator<StoredEvent> & Record<symbol, (max: number) => StoredEvent[]>;
-const READ_CHUNK = Symbol.for('@roundtable/read-chunk');
+type ChunkedRead = AsyncIterableIterator<StoredEvent> & Required<Pick<EventRead, 'nextChunk'>>;
 
-function chunkOf(read: AsyncIterable<StoredEvent>): (max: number) => StoredEvent[] {
-  const takeChunk = (read as ChunkedRead)[READ_CHUNK]!;
-  return (max) => takeChunk.call(read, max);
+function chunkOf(read: EventRead): (max: number) => readonly StoredEvent[] {
+  if (typeof read.nextChunk !== 'function') throw new Error('a memory read offers nextChunk');
+  return (max) => read.nextChunk!(max);
 }
 
 async function storedEvents(count: number) {
@@ -20,7 +19,7 @@ async function storedEvents(count: number) {
   return { storage, all };
 }
 
-describe("read's synchronous chunk path (the key foldStream detects)", () => {
+describe("read's synchronous fast path, the port's optional EventRead.nextChunk (foldStream takes it)", () => {
   it('returns the events the async iteration returns, after `after`, in chunks of at most max, then empty arrays', async () => {
     const { storage, all } = await storedEvents(7);
     const take = chunkOf(storage.read('run-1', { after: 2 }));

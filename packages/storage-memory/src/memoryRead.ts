@@ -1,11 +1,4 @@
-import type { StoredEvent } from '@roundtable/storage';
-
-/**
- * The key of a read's synchronous fast path (the same `Symbol.for` key as `@roundtable/graph`'s
- * `foldStream`, which detects it; graph does not depend on storage, so each names it). Not
- * part of `RunStorage`: a caller that does not know it iterates the read as before.
- */
-export const READ_CHUNK: unique symbol = Symbol.for('@roundtable/read-chunk') as never;
+import type { EventRead, StoredEvent } from '@roundtable/storage';
 
 /** The events a read returns, one at a time, from the revision after `after` up to the head the read started at. */
 export interface ReadCursor {
@@ -24,13 +17,13 @@ export interface ReadRange {
   readonly at: (revision: number) => StoredEvent;
 }
 
-/** A memory read: an async generator, with `[READ_CHUNK](max)` taking the next events synchronously. */
-export type MemoryRead = AsyncGenerator<StoredEvent> & { readonly [READ_CHUNK]: (max: number) => StoredEvent[] };
+/** A memory read: an async generator that offers the port's fast path, `nextChunk(max)`. */
+export type MemoryRead = AsyncGenerator<StoredEvent> & Required<Pick<EventRead, 'nextChunk'>>;
 
 /**
  * One `read` of the memory adapter: an async generator (one promise per event, as `RunStorage`
- * promises), plus `[READ_CHUNK](max)`, which returns the next at most `max` events as an array
- * (an empty one at the end), so `foldStream` folds a long record with no promise, iterator
+ * promises), plus the port's optional fast path `nextChunk(max)` (`EventRead`), which returns
+ * the next at most `max` events as an array (an empty one at the end), so `foldStream` folds a long record with no promise, iterator
  * result or generator resume per event (on a 100k-turn replay those were about 12% of the CPU
  * and a share of its garbage). Both take from one cursor, so mixing them skips or repeats
  * nothing. Both behave alike: nothing is checked before the first call (then the arguments are,
@@ -72,7 +65,7 @@ export function memoryRead(cursor: ReadCursor): MemoryRead {
   }
 
   const generator = events() as MemoryRead;
-  Object.defineProperty(generator, READ_CHUNK, {
+  Object.defineProperty(generator, 'nextChunk', {
     value: (max: number): StoredEvent[] => {
       const chunk: StoredEvent[] = [];
       while (chunk.length < max) {

@@ -1,4 +1,5 @@
-export { changeChannel, createPostgresStorage } from './createPostgresStorage.js';
+export { createPostgresStorage } from './createPostgresStorage.js';
+export { changeChannel } from './postgresContext.js';
 export type { PostgresStorage } from './createPostgresStorage.js';
 export { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_SCHEMA } from './postgresStorageOptions.js';
 export type { PostgresStorageOptions } from './postgresStorageOptions.js';

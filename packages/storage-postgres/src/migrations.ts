@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { latestSchemaVersion, notAStore, pendingMigrations, quotedNames, requireCurrentSchema } from '@roundtable/storage';
-import type { SchemaMigration } from '@roundtable/storage';
+import { latestSchemaVersion, notAStore, pendingMigrations, quotedNames, requireCurrentSchema } from '@roundtable/storage/adapter';
+import type { SchemaMigration } from '@roundtable/storage/adapter';
 
 /**
  * The schema, one step per version; in each step's statements `$schema` stands for the quoted

@@ -1,4 +1,5 @@
-import { StorageError, corruptStream, duplicateEventId, storageIoError } from '@roundtable/storage';
+import { StorageError } from '@roundtable/storage';
+import { corruptStream, duplicateEventId, storageIoError } from '@roundtable/storage/adapter';
 
 /** Where a PostgreSQL failure happened, so it is reported with the right storage error. */
 export interface PostgresErrorContext {

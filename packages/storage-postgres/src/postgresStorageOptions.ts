@@ -1,6 +1,8 @@
 import pg from 'pg';
-import { StorageError, resolveStorageOptions } from '@roundtable/storage';
-import type { StorageConfig, StorageOptions } from '@roundtable/storage';
+import { StorageError } from '@roundtable/storage';
+import { resolveStorageOptions } from '@roundtable/storage/adapter';
+import type { StorageOptions } from '@roundtable/storage';
+import type { StorageConfig } from '@roundtable/storage/adapter';
 
 /** What `createPostgresStorage` takes: the options every adapter takes, plus where the server is. */
 export interface PostgresStorageOptions extends StorageOptions {

@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { latestSchemaVersion, notAStore, pendingMigrations, quotedNames, requireCurrentSchema } from '@roundtable/storage';
-import type { SchemaMigration } from '@roundtable/storage';
+import { latestSchemaVersion, notAStore, pendingMigrations, quotedNames, requireCurrentSchema } from '@roundtable/storage/adapter';
+import type { SchemaMigration } from '@roundtable/storage/adapter';
 
 /**
  * The schema, one step per version. A step is never edited once released: a change is a new

@@ -1,4 +1,5 @@
-import { StorageError, corruptStream, storageIoError } from '@roundtable/storage';
+import { StorageError } from '@roundtable/storage';
+import { corruptStream, storageIoError } from '@roundtable/storage/adapter';
 
 /** Where a SQLite failure happened, so it can be reported with the right storage error. */
 export interface SqliteErrorContext {

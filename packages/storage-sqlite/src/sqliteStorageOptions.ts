@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
-import { StorageError, resolveStorageOptions } from '@roundtable/storage';
-import type { StorageConfig, StorageOptions } from '@roundtable/storage';
+import { StorageError } from '@roundtable/storage';
+import { resolveStorageOptions } from '@roundtable/storage/adapter';
+import type { StorageOptions } from '@roundtable/storage';
+import type { StorageConfig } from '@roundtable/storage/adapter';
 
 /** What `createSqliteStorage` takes: the options every adapter takes, plus where and how to write. */
 export interface SqliteStorageOptions extends StorageOptions {

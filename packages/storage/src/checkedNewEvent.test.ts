@@ -1,6 +1,7 @@
 import type { Json } from '@roundtable/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NEW_EVENT_KEYS, assertNewEvent, checkedNewEvent, isStorageError, prepareAppend, resolveStorageOptions, storedEventCanonicalText } from './index.js';
+import { NEW_EVENT_KEYS, assertNewEvent, checkedNewEvent, isStorageError } from './index.js';
+import { prepareAppend, resolveStorageOptions, storedEventCanonicalText } from './adapter.js';
 import type { NewEvent } from './index.js';
 
 const ID = '0f8e7d6c-5b4a-4938-8271-605f4e3d2c1b';

@@ -2,17 +2,8 @@ import { canonicalJson, isJson, isWellFormedString } from '@roundtable/core';
 import { describe, expect, it } from 'vitest';
 import { conformanceCaseNames, runStorageConformance } from './conformance.js';
 import type { StorageConformanceResult } from './conformance.js';
-import {
-  StorageError,
-  assertRevision,
-  assertStreamId,
-  duplicateEventId,
-  isStorageError,
-  prepareAppend,
-  resolveAgainstHead,
-  resolveStorageOptions,
-  revisionConflict,
-} from './index.js';
+import { StorageError, assertRevision, assertStreamId, isStorageError } from './index.js';
+import { duplicateEventId, prepareAppend, resolveAgainstHead, resolveStorageOptions, revisionConflict } from './adapter.js';
 import type { NewEvent, RunStorage, StorageOptions, StoredEvent } from './index.js';
 
 /*

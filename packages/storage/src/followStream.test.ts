@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '@roundtable/test-utils';
-import { changeHints, followStream, isStorageError, prepareAppend, resolveAgainstHead, resolveStorageOptions } from './index.js';
+import { followStream, isStorageError } from './index.js';
+import { changeHints, prepareAppend, resolveAgainstHead, resolveStorageOptions } from './adapter.js';
 import type { NewEvent, RunStorage, StorageError, StoredEvent } from './index.js';
 
 /** A small in-memory store with change hints (or without, or with hints that fail), for followStream alone. */

@@ -3,7 +3,8 @@ import type { Json } from '@roundtable/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '@roundtable/test-utils';
-import { decodeStoredEventRow, isStreamId, parseStoredEvent, prepareAppend, readStoredEvent, resolveStorageOptions } from './index.js';
+import { isStreamId } from './index.js';
+import { decodeStoredEventRow, parseStoredEvent, prepareAppend, readStoredEvent, resolveStorageOptions } from './adapter.js';
 
 const expected = { streamId: 's', revision: 1 };
 

@@ -11,13 +11,10 @@ import {
   assertStoredEvent,
   eventPayloadBytes,
   isStorageError,
-  prepareAppend,
-  readStoredEvent,
-  storedEventCanonicalText,
-  resolveAgainstHead,
-  resolveStorageOptions,
 } from './index.js';
-import type { NewEvent, StorageConfig, StorageError, StorageErrorCode } from './index.js';
+import { prepareAppend, readStoredEvent, storedEventCanonicalText, resolveAgainstHead, resolveStorageOptions } from './adapter.js';
+import type { NewEvent, StorageError, StorageErrorCode } from './index.js';
+import type { StorageConfig } from './adapter.js';
 
 const event = (eventId: string, payload: Json = { n: 1 }, overrides: Partial<Record<keyof NewEvent, unknown>> = {}): NewEvent =>
   ({ ...newEvent(eventId, payload, { correlationId: 'corr' }), ...overrides }) as NewEvent;

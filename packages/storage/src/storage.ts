@@ -14,13 +14,30 @@ export interface ReadOptions {
 }
 
 /**
+ * What `read` returns: the events in revision order, as an async iterable, and optionally a
+ * synchronous fast path over the same cursor.
+ */
+export interface EventRead<Event = StoredEvent> extends AsyncIterable<Event> {
+  /**
+   * Optional fast path: the read's next at most `max` events as an array (an empty one at the
+   * end), taken synchronously from the same cursor as the async iteration, so mixing the two
+   * skips or repeats nothing. It checks what the iteration checks and throws what the iteration
+   * would reject with; a failure ends the read. An adapter offers it only where its events are
+   * already in memory (the memory adapter does): a reader of a long record (graph's
+   * `foldStream`) then folds it with no promise, iterator result or generator resume per event.
+   * A reader that does not look for it iterates, as with every other read.
+   */
+  readonly nextChunk?: (max: number) => readonly Event[];
+}
+
+/**
  * The storage port. One run is one stream; revisions start at 1 and have no gaps; `append` is
  * all-or-nothing and optimistic on `expectedRevision`.
  */
 export interface RunStorage {
   readonly identity: StorageIdentity;
   head(streamId: string): Promise<number>;
-  read(streamId: string, options?: ReadOptions): AsyncIterable<StoredEvent>;
+  read(streamId: string, options?: ReadOptions): EventRead;
   append(streamId: string, expectedRevision: number, events: readonly NewEvent[]): Promise<number>;
   streams(): AsyncIterable<{ streamId: string; head: number }>;
   close(): Promise<void>;

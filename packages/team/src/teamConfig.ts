@@ -1,5 +1,6 @@
 import { isJson } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
+import { isStreamId } from '@roundtable/storage';
 import { configError } from './errors.js';
 
 /** What an agent's `run` receives. */
@@ -99,7 +100,6 @@ export interface ResolvedTeamConfig {
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const STREAM_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
@@ -211,7 +211,7 @@ export function resolveTeamConfig(config: unknown): ResolvedTeamConfig {
 
 /** A run id names the job's branches and its stream: a stream id without `..`, not ending in `.lock`. */
 export function checkRunId(runId: unknown): string {
-  if (typeof runId !== 'string' || !STREAM_ID.test(runId)) throw configError('/runId', 'runId must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$.');
+  if (!isStreamId(runId)) throw configError('/runId', 'runId must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$.');
   if (runId.includes('..')) throw configError('/runId', 'runId must not contain "..": it names git branches.');
   if (runId.endsWith('.lock')) throw configError('/runId', 'runId must not end in ".lock": it names git branches.');
   return runId;

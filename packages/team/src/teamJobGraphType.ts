@@ -1,4 +1,5 @@
 import type { Json } from '@roundtable/core';
+import { GraphEventTypes } from '@roundtable/graph';
 import type { DispatchCommand, GraphCommand, GraphEvent, GraphType, GraphValidationIssue } from '@roundtable/graph';
 import { TeamJobFailureCodes } from './errors.js';
 import {
@@ -52,21 +53,21 @@ function reduceTeamJob(plan: TeamJobPlan, state: TeamJobState, event: GraphEvent
   const step = state.steps[nodeId];
   if (step === undefined) return state;
   switch (event.type) {
-    case 'graph:node-dispatched':
+    case GraphEventTypes.NODE_DISPATCHED:
       return step.status === 'pending' ? withStep(state, nodeId, { ...step, status: 'in-flight' }) : state;
-    case 'graph:node-paused':
+    case GraphEventTypes.NODE_PAUSED:
       if (step.status !== 'in-flight' || typeof payload.reason !== 'string') return state;
       return withStep(state, nodeId, { ...step, status: 'paused', pause: { reason: payload.reason, request: payload.request ?? null } });
-    case 'graph:node-resumed':
+    case GraphEventTypes.NODE_RESUMED:
       return step.status === 'paused' ? withStep(state, nodeId, { ...step, status: 'in-flight', pause: null }) : state;
-    case 'graph:node-failed':
+    case GraphEventTypes.NODE_FAILED:
       if (step.status !== 'in-flight') return state;
       return withStep(state, nodeId, {
         ...step,
         status: 'failed',
         failure: { code: typeof payload.code === 'string' ? payload.code : 'UNKNOWN', message: typeof payload.message === 'string' ? payload.message : '' },
       });
-    case 'graph:node-completed': {
+    case GraphEventTypes.NODE_COMPLETED: {
       if (step.status !== 'in-flight') return state;
       const result = payload.result ?? null;
       const problem = validateStepResult(plan, nodeId, result);

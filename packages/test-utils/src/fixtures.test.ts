@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, revisionsUntil, runKillable, seedTeam, snapshotTree, teamDefinition, tempDirectory, wrapStorage } from './index.js';
+import { killAndRecover, lastJsonLine, messageOfType, newBatch, newEvent, packageFixtures, pairTeam, readAll, rejection, revisionsUntil, runKillable, seedTeam, snapshotTree, teamDefinition, tempDirectory } from './index.js';
 import { runToEnd } from './workers.js';
 
 describe('seedTeam', () => {
@@ -56,32 +56,6 @@ describe('event builders', () => {
     let stops = 0;
     expect(await revisionsUntil(follow(), 2, () => ((stopped = true), stops++))).toEqual([1, 2]);
     expect(stops).toBe(1);
-  });
-});
-
-describe('wrapStorage', () => {
-  it('delegates every method but the ones replaced', async () => {
-    const calls: string[] = [];
-    const inner = {
-      identity: { kind: 'x' },
-      head: (id: string) => (calls.push(`head ${id}`), Promise.resolve(1)),
-      read: async function* (id: string) {
-        calls.push(`read ${id}`);
-        yield* await Promise.resolve([]);
-      },
-      append: (id: string) => (calls.push(`append ${id}`), Promise.resolve(2)),
-      streams: async function* () {
-        yield* await Promise.resolve([]);
-      },
-      close: () => (calls.push('close'), Promise.resolve()),
-    };
-    const wrapped = wrapStorage(inner, { append: (id: string) => (calls.push(`replaced ${id}`), Promise.resolve(3)) });
-    expect(wrapped.identity).toBe(inner.identity);
-    expect(await wrapped.head('s')).toBe(1);
-    expect(await readAll(wrapped, 's')).toEqual([]);
-    expect(await wrapped.append('s')).toBe(3);
-    await wrapped.close();
-    expect(calls).toEqual(['head s', 'read s', 'replaced s', 'close']);
   });
 });
 

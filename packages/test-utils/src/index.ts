@@ -21,7 +21,5 @@ export { killAndRecover } from './killAndRecover.js';
 export type { KillAndRecoverCounts, KillAndRecoverOptions } from './killAndRecover.js';
 export { DEFAULT_REPOSITORY_FILES, scratchRepository } from './scratchRepository.js';
 export type { ScratchRepository } from './scratchRepository.js';
-export { wrapStorage } from './wrapStorage.js';
-export type { WrappableStorage, WrappedStorageKey } from './wrapStorage.js';
 export { teamDefinition } from './teamDefinition.js';
 export type { SeedRoom, TeamDefinitionData, TeamDefinitionOptions, TeamMemberOptions } from './teamDefinition.js';

@@ -5,5 +5,3 @@ export { newBatch, newEvent, TEST_TIMESTAMP } from './storageEvents.js';
 export type { TestEvent, TestJson } from './storageEvents.js';
 export { runToEnd } from './runToEnd.js';
 export type { EndableExecutor, EndableResult } from './runToEnd.js';
-export { wrapStorage } from './wrapStorage.js';
-export type { WrappableStorage, WrappedStorageKey } from './wrapStorage.js';

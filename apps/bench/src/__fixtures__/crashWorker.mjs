@@ -8,7 +8,8 @@
 // retry backoff.
 import { compileGraph, foldStream, teamGraphType, teamMessages } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
-import { runToEnd, wrapStorage } from '@roundtable/test-utils/workers';
+import { delegateStorage } from '@roundtable/storage/adapter';
+import { runToEnd } from '@roundtable/test-utils/workers';
 import { openFaultStorage } from '../../dist/faultStorage.js';
 import { reportingSteps } from '../../dist/faultSteps.js';
 
@@ -53,7 +54,7 @@ const opened = await openFaultStorage(kind, path);
 const { storage, step } = reportingSteps(process.env.CRASH_SAY_RETRIED === '1' ? sayingRetried(opened) : opened);
 
 function sayingRetried(inner) {
-  return wrapStorage(inner, {
+  return delegateStorage(inner, {
     async append(streamId, expected, events) {
       const head = await inner.append(streamId, expected, events);
       if (events.some((event) => event.type === 'graph:node-retried')) process.stdout.write('retried\n');

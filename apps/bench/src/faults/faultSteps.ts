@@ -3,7 +3,7 @@
 // `step <n>` once the nth write of its process is durable — each append, then the run's end
 // and each output it writes after it. Counted per process: a recovering process starts at 1.
 import type { RunStorage } from '@roundtable/storage';
-import { wrapStorage } from '@roundtable/test-utils/workers';
+import { delegateStorage } from '@roundtable/storage/adapter';
 
 /** The line a fault worker prints once step `step` of its process is durable. */
 export const stepLine = (step: number): string => `step ${step}`;
@@ -24,7 +24,7 @@ export function reportingSteps(inner: RunStorage): FaultSteps {
   const step = () => {
     process.stdout.write(`${stepLine(++steps)}\n`);
   };
-  const storage: RunStorage = wrapStorage(inner, {
+  const storage: RunStorage = delegateStorage(inner, {
     async append(streamId, expectedRevision, events) {
       const head = await inner.append(streamId, expectedRevision, events);
       step();

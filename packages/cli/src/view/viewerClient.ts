@@ -1,10 +1,12 @@
 // The Roundtable run viewer's page script: plain DOM code, built into dist/viewerClient.js and
 // served as /viewer.js (no build step for the user). Everything taken from the record reaches
 // the page through text nodes, never as HTML, and control characters are shown escaped, as in
-// room files. It imports only types, so the built file has no imports.
+// room files. It imports only types and files of its own folder, which the build bundles in,
+// so the built file has no imports.
 import type { RunListing } from '../commands/runsCommand.js';
 import type { AttemptRecord, RunReport, RunStatus } from '../runInspector.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
+import { escapeField } from './escapeField.js';
 
 type Child = Node | string | number | null | undefined | false | readonly Child[];
 
@@ -12,25 +14,6 @@ const app = document.getElementById('app')!;
 const liveBadge = document.getElementById('live')!;
 let liveSource: EventSource | null = null;
 let renderToken = 0;
-
-/** The room-file escapes: `\` and control characters as visible escapes, one line always. */
-function escapeField(text: unknown): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return String(text).replace(/[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (character) => {
-    switch (character) {
-      case '\\':
-        return '\\\\';
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      case '\t':
-        return '\\t';
-      default:
-        return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    }
-  });
-}
 
 function nodesOf(children: readonly Child[]): Node[] {
   const nodes: Node[] = [];

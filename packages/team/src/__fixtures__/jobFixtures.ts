@@ -1,10 +1,11 @@
 // Helpers of the tests of a job's refs and commits: real repositories, what git holds, crashes.
 import { afterEach } from 'vitest';
-import { wrapStorage } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import type { RunStorage } from '@roundtable/storage';
 import type { TeamJob, TeamJobResult } from '../index.js';
 import { scratchRepository } from './scratchRepository.js';
 import type { ScratchRepository } from './scratchRepository.js';
+import { GraphEventTypes } from '@roundtable/graph';
 
 /** A `repository()` for one test file: each scratch repository is removed after its test. */
 export function scratchRepositories(): (files?: Record<string, string>) => Promise<ScratchRepository> {
@@ -50,9 +51,9 @@ export function crashSwitch(): { signal: AbortSignal; crash: () => Promise<never
 /** A storage that dies (refuses every append) once it is asked to record an outcome: a crash after the work, before its record. */
 export function dyingStorage(backing: RunStorage): RunStorage {
   let dead = false;
-  return wrapStorage(backing, {
+  return delegateStorage(backing, {
     append: (id, expected, events) => {
-      if (dead || events.some((event) => event.type === 'graph:node-completed')) {
+      if (dead || events.some((event) => event.type === GraphEventTypes.NODE_COMPLETED)) {
         dead = true;
         return Promise.reject(new Error('power cut'));
       }
@@ -78,7 +79,7 @@ export async function resumeToEnd(job: TeamJob, storage: RunStorage, runId: stri
 export async function recordedOutcomes(storage: RunStorage, runId: string): Promise<string[]> {
   const outcomes: string[] = [];
   for await (const event of storage.read(runId)) {
-    if (event.type === 'graph:node-completed' || event.type === 'graph:node-failed') outcomes.push((event.payload as { nodeId: string }).nodeId);
+    if (event.type === GraphEventTypes.NODE_COMPLETED || event.type === GraphEventTypes.NODE_FAILED) outcomes.push((event.payload as { nodeId: string }).nodeId);
   }
   return outcomes;
 }

@@ -10,7 +10,7 @@ import { appendFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFsStorage } from '@roundtable/storage-fs';
-import { wrapStorage } from '@roundtable/test-utils/workers';
+import { delegateStorage } from '@roundtable/storage/adapter';
 import { team } from '../../dist/index.js';
 
 const [mode, ...args] = process.argv.slice(2);
@@ -30,7 +30,7 @@ function reached(label) {
 function pointedStorage(store) {
   const inner = createFsStorage({ directory: store });
   const labels = (events) => events.map((event) => `${event.type} ${event.payload?.position ?? ''}`.trimEnd());
-  return wrapStorage(inner, {
+  return delegateStorage(inner, {
     append: async (streamId, expectedRevision, events) => {
       for (const label of labels(events)) reached(`before ${label}`);
       const head = await inner.append(streamId, expectedRevision, events);
