@@ -5,7 +5,8 @@ import type { TeamDefinition } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import type { Json } from '@roundtable/core';
 import type { RunStorage } from '@roundtable/storage';
-import { newEvent, wrapStorage } from '@roundtable/test-utils';
+import { delegateStorage } from '@roundtable/storage/adapter';
+import { newEvent } from '@roundtable/test-utils';
 import { AttemptFailureCodes, answerPause, cancelRun, createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeBinding } from './index.js';
 import { compileSeed, readAll, seedNodes } from './testTeams.js';
@@ -180,7 +181,7 @@ describe('cancelRun', () => {
         // Every read and append of every actor waits for the scheduler, which picks the order.
         const scheduled = (): RunStorage => {
           const inner = createMemoryStorage({ backing });
-          return wrapStorage(inner, {
+          return delegateStorage(inner, {
             append: (streamId, expected, events) => s.schedule(Promise.resolve('append')).then(() => inner.append(streamId, expected, events)),
             read: (streamId, options) => delayed(s.schedule(Promise.resolve('read')), inner.read(streamId, options)),
           });
