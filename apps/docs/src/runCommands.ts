@@ -102,9 +102,13 @@ export async function runCommand(command: ReadmeCommand, options: { cwd: string;
     }
     kill('SIGINT');
   };
+  let stdoutText = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
-    stdoutLines += chunk.toString().split('\n').length - 1;
+    stdoutText += chunk.toString();
+    // The program's own lines: pnpm's echo of the script it runs (`$ exec node …`) comes first
+    // and says nothing about whether the program is up (stopping at it raced the viewer's start).
+    stdoutLines = stdoutText.split('\n').slice(0, -1).filter((line) => !line.startsWith('$ ')).length;
     if (command.mode === 'stop' && stdoutLines > 0) void stop();
   });
   child.stderr.on('data', (chunk: Buffer) => {
