@@ -34,5 +34,6 @@ manifest.name = name;
 manifest.description = `A Roundtable team, made from apps/starter.`;
 writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
 
-execFileSync('pnpm', ['install', '--offline'], { cwd: root, stdio: 'inherit', env: { ...process.env, npm_config_update_notifier: 'false', pnpm_config_update_notifier: 'false' } });
+// --no-frozen-lockfile: the new package changes the lockfile, and pnpm freezes it when CI is set.
+execFileSync('pnpm', ['install', '--offline', '--no-frozen-lockfile'], { cwd: root, stdio: 'inherit', env: { ...process.env, npm_config_update_notifier: 'false', pnpm_config_update_notifier: 'false' } });
 console.log(`\napps/${name} is yours: edit apps/${name}/src/team.ts, run it with pnpm app ${name}.`);
