@@ -1,7 +1,17 @@
 import { isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, RunRecordFolder, TEAM_GRAPH_KIND, compileGraph, isGraphValidationError, parseRunStartedEvent, teamMemberStates } from '@roundtable/graph';
-import type { CompiledGraph, DispatchCommand, GraphCommand, GraphDefinition, StoredRunDefinition, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
+import {
+  GraphExecutionError,
+  RunRecordFolder,
+  TEAM_GRAPH_KIND,
+  compileStoredDefinition,
+  isGraphExecutionError,
+  isGraphValidationError,
+  nextStep,
+  parseRunStartedEvent,
+  teamMemberStates,
+} from '@roundtable/graph';
+import type { CompiledGraph, NextStep, StoredRunDefinition, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
 import type { StoredEvent } from '@roundtable/storage';
 import { knownGraphTypes } from './graphTypes.js';
 
@@ -238,14 +248,13 @@ export class RunInspector {
   private start(event: StoredEvent): void {
     const stored = parseRunStartedEvent(event);
     this.stored = stored;
-    const type = knownGraphTypes.get(stored.kind);
-    if (type === undefined || type.version !== stored.typeVersion) {
-      this.unknownKind = true;
-      return;
-    }
     try {
-      this.graph = compileGraph(type, stored.value as unknown as GraphDefinition);
+      this.graph = compileStoredDefinition(stored, [...knownGraphTypes.values()], this.runId);
     } catch (error) {
+      if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) {
+        this.unknownKind = true;
+        return;
+      }
       if (!isGraphValidationError(error)) throw error;
       throw new GraphExecutionError('INVALID_EVENT', `The stored ${stored.kind} definition does not validate: ${error.message}`, { details: { revision: 1 }, cause: error });
     }
@@ -370,47 +379,36 @@ export class RunInspector {
     if (this.unknownKind || this.folder === null || this.graph === null) {
       return { kind: 'unknown', text: `unknown ${this.stored.kind} v${this.stored.typeVersion}`, code: 'UNKNOWN_GRAPH_KIND' };
     }
-    const unfinished = this.folder.unfinishedPositions();
-    if (unfinished.length > 0) return { kind: 'waiting', text: 'waiting', positions: unfinished };
-    const open = this.folder.openAttempts();
-    let commands: GraphCommand[];
+    let step: NextStep;
     try {
-      commands = this.graph.decide(this.folder.state);
+      step = nextStep(this.graph, this.folder);
     } catch (error) {
       const problem = problemOf(error, this.revision);
       return { kind: 'unreadable', text: `unreadable ${problem.code}`, code: problem.code, message: problem.message };
     }
-    const first = commands[0];
-    if (first === undefined) return { kind: 'unreadable', text: 'unreadable EMPTY_DECISION', code: 'EMPTY_DECISION', message: 'decide returned no command and no attempt is in flight.' };
-    switch (first.kind) {
+    switch (step.kind) {
+      case 'start':
+      case 'attempts':
+        return { kind: 'waiting', text: 'waiting', positions: step.kind === 'attempts' ? step.positions : [] };
       case 'dispatch':
-        return { kind: 'in-flight', text: 'in flight', positions: (commands as DispatchCommand[]).map((command) => command.position) };
+        return { kind: 'in-flight', text: 'in flight', positions: step.batch.map((command) => command.position) };
       case 'complete':
-        return { kind: 'complete', text: 'complete', output: first.output };
+        return { kind: 'complete', text: 'complete', output: step.output };
       case 'fail':
-        return { kind: 'failed', text: `failed ${first.code}`, code: first.code, message: first.message, failures: this.failures() };
-      case 'pause': {
-        const members = this.report0Members();
-        const paused = members.map((member) => open.find((attempt) => attempt.status === 'paused' && attempt.nodeId === member)).find((attempt) => attempt !== undefined);
-        return {
-          kind: 'paused',
-          text: `paused ${first.reason}`,
-          reason: first.reason,
-          positions: paused === undefined ? [] : [paused.position],
-          request: paused?.pause?.request ?? null,
-        };
-      }
+        return { kind: 'failed', text: `failed ${step.code}`, code: step.code, message: step.message, failures: this.failures() };
+      case 'pause':
+        return { kind: 'paused', text: `paused ${step.reason}`, reason: step.reason, positions: step.position === null ? [] : [step.position], request: step.request };
     }
   }
 
-  private report0Members(): string[] {
+  private members(): string[] {
     return this.graph?.definition.value.nodes.map((node) => node.id) ?? [];
   }
 
   /** Every member whose last attempt failed (or was refused), in declaration order. */
   private failures(): RunFailure[] {
     const failures: RunFailure[] = [];
-    for (const memberId of this.report0Members()) {
+    for (const memberId of this.members()) {
       const last = [...this.latest.values()].filter((record) => record.nodeId === memberId).at(-1);
       if (last === undefined || (last.outcome !== 'failed' && last.outcome !== 'refused')) continue;
       failures.push({ memberId, position: last.position, code: last.code ?? 'UNKNOWN', message: last.message ?? '' });

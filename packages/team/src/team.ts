@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, compileGraph, foldStream } from '@roundtable/graph';
-import type { CompiledGraph, GraphDefinition, RunRecordFolder, StoredRunDefinition } from '@roundtable/graph';
-import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
+import { GraphExecutionError, compileGraph, foldStream, isGraphExecutionError, nextStep, openStoredRun, storedGraphMismatch } from '@roundtable/graph';
+import type { CompiledGraph, GraphDefinition, GraphType, RunRecordFolder, StoredRun, StoredRunDefinition } from '@roundtable/graph';
+import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { TeamError, TeamJobFailureCodes, configError } from './errors.js';
@@ -124,11 +124,25 @@ function refsToMake(plan: TeamJobPlan, state: TeamJobState): string[] {
   return branches.map((branch) => `refs/heads/${branch}`);
 }
 
-/** Whether continuing the folded job runs anything (so the repository must be there). */
+/** Whether continuing the folded job runs anything (so the repository must be there): it starts, or dispatches a batch. */
 function hasWorkToDo(graph: CompiledGraph<TeamJobState>, folder: RunRecordFolder<TeamJobState>): boolean {
-  if (folder.revision === 0) return true;
-  if (folder.openAttempts().length > 0) return false;
-  return graph.decide(folder.state)[0]?.kind === 'dispatch';
+  const step = nextStep(graph, folder);
+  return step.kind === 'start' || step.kind === 'dispatch';
+}
+
+/**
+ * The stored job opened with its stored definition, or null when the run has no events. A run
+ * of another graph type holds no team job: STORED_GRAPH_MISMATCH.
+ */
+async function openStoredJob(storage: RunStorage, runId: string): Promise<StoredRun | null> {
+  try {
+    return await openStoredRun(storage, runId, { types: [teamJobGraphType as unknown as GraphType<unknown>] });
+  } catch (error) {
+    if (isGraphExecutionError(error, 'RUN_NOT_FOUND')) return null;
+    if (!isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) throw error;
+    const { kind, typeVersion } = error.details as { kind: string; typeVersion: number };
+    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds a ${kind} graph v${typeVersion}, not a team job.`, { details: { stored: { kind, typeVersion } }, cause: error });
+  }
 }
 
 function failureAgents(code: string, report: TeamJobReport): string[] {
@@ -158,7 +172,8 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
   if (typeof storage?.read !== 'function' || typeof storage.append !== 'function') throw configError('/storage', 'storage must be a RunStorage.');
   const session = new JobSession(config, runId, options.signal);
   try {
-    const stored = await loadRunDefinition(storage, runId);
+    const opened = await openStoredJob(storage, runId);
+    const stored = opened?.stored ?? null;
     if (stored === null && resume !== null) {
       throw new GraphExecutionError('PROTOCOL', `Run ${runId} holds no team job to resume.`, { details: { position: resume.position } });
     }
@@ -166,7 +181,9 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
     const job = stored === null ? { runId, jobId: randomUUID(), startCommit: (await session.repository()).head } : storedIdentity(stored, runId);
     const graph = compileGraph(teamJobGraphType, teamJobDefinition(config, job));
     const plan = planTeamJob(graph.definition.value);
-    const folder = await foldStream(storage, runId, { graph });
+    const mismatch = stored === null ? null : storedGraphMismatch(stored, graph);
+    if (mismatch !== null) throw mismatch;
+    const folder = (opened?.folder as RunRecordFolder<TeamJobState> | undefined) ?? (await foldStream(storage, runId, { graph }));
 
     if (resume !== null && resume.position === plan.callback) {
       if (!ReviewAnswerSchema.safeParse(resume.value).success) {
