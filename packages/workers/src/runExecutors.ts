@@ -10,9 +10,9 @@ export const FOLDED_RUNS = 64;
  * The executors of the runs a worker steps, kept folded between its jobs so each step folds
  * only what is new (SPEC 6's cost rule, for workers): at most `capacity` runs, the least
  * recently used dropped first. An executor is taken again only when its run's head is not below
- * the revision it holds and what was appended since folds; otherwise it is dropped and the run
- * is folded from scratch. Jobs of one run may share its executor at once: steps run
- * concurrently on one executor, each fenced by its own appends.
+ * the revision it holds and what was appended since (by other workers) folds; otherwise it is
+ * dropped and the run is folded from scratch. Jobs of one run may share its executor at once:
+ * steps run concurrently on one executor, each fenced by its own appends.
  */
 export class RunExecutors {
   readonly #storage: RunStorage;
@@ -24,7 +24,7 @@ export class RunExecutors {
     this.#capacity = capacity;
   }
 
-  /** The run's executor, caught up with its record. */
+  /** The run's executor, caught up with its record: the one it holds when that still fits, else a new one folded from scratch. */
   async open(runId: string, team: WorkerTeam): Promise<GraphExecutor> {
     const cached = this.#entries.get(runId);
     this.#entries.delete(runId);
@@ -42,11 +42,12 @@ export class RunExecutors {
     this.#entries.delete(runId);
   }
 
-  /** Whether `executor` still fits the record: the head is not below its revision and what is new folds. */
+  /** Whether `executor` still fits the record: the head is not below its revision, and what is new (if anything) folds. */
   async #caughtUp(runId: string, executor: GraphExecutor): Promise<boolean> {
     try {
-      if ((await this.#storage.head(runId)) < executor.revision) return false;
-      await executor.catchUp();
+      const head = await this.#storage.head(runId);
+      if (head < executor.revision) return false;
+      if (head > executor.revision) await executor.catchUp();
       return true;
     } catch {
       return false; // folded from scratch instead, which reports a real problem of the record
