@@ -61,3 +61,5 @@ export { isEndStep, nextStep } from './nextStep.js';
 export type { EndStep, InFlightAttempt, NextStep, ReadyAttempt, RunFailure } from './nextStep.js';
 export { compileStoredDefinition, openStoredRun } from './openStoredRun.js';
 export type { OpenStoredRunOptions, StoredRun } from './openStoredRun.js';
+export { AttemptStatuses, RunStatuses, runStatusOf } from './runStatus.js';
+export type { AttemptStatus, RunStatus } from './runStatus.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GraphEventTypes, RunRecordFolder, compileGraph, isEndStep, isGraphExecutionError, nextStep } from './index.js';
+import { thrown } from '@roundtable/test-utils';
+import { AttemptStatuses, GraphEventTypes, RunRecordFolder, RunStatuses, compileGraph, isEndStep, isGraphExecutionError, nextStep, runStatusOf } from './index.js';
 import type { GraphType, NextStep } from './index.js';
 import { attemptSteps, foldAll, recordOf } from './testing/recordFixtures.js';
 import { compileTeam, team } from './testing/teamFixtures.js';
@@ -60,18 +61,18 @@ describe('nextStep(graph, folder): what is next in a folded run', () => {
     };
     const graph = compileGraph(type, { id: 'g', definitionVersion: 1, data: null, nodes: [{ id: 'a', data: null }], edges: [] });
     const once = [{ kind: 'dispatch', nodeId: 'a', position: 'p', input: null }];
-    expect(isGraphExecutionError(catching(() => nextStep(graph, foldAll(graph, recordOf(graph)))), 'EMPTY_DECISION')).toBe(true);
+    expect(isGraphExecutionError(thrown(() => nextStep(graph, foldAll(graph, recordOf(graph)))), 'EMPTY_DECISION')).toBe(true);
     commands.value = once;
     const folder = foldAll(graph, recordOf(graph, [GraphEventTypes.NODE_DISPATCHED, { nodeId: 'a', position: 'p' }], [GraphEventTypes.NODE_ATTEMPT_STARTED, { nodeId: 'a', position: 'p', attempt: 1, retrySafe: false }], [GraphEventTypes.NODE_COMPLETED, { nodeId: 'a', position: 'p', result: null }]));
-    expect(isGraphExecutionError(catching(() => nextStep(graph, folder)), 'DUPLICATE_POSITION')).toBe(true);
+    expect(isGraphExecutionError(thrown(() => nextStep(graph, folder)), 'DUPLICATE_POSITION')).toBe(true);
   });
 });
 
-function catching(body: () => unknown): unknown {
-  try {
-    body();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}
+describe('runStatusOf: one status vocabulary', () => {
+  it('names the status of every next step and every result kind with RunStatuses', () => {
+    const kinds = ['start', 'attempts', 'dispatch', 'complete', 'fail', 'pause', 'waiting'] as const;
+    expect(kinds.map((kind) => runStatusOf({ kind }))).toEqual(['running', 'waiting', 'running', 'complete', 'failed', 'paused', 'waiting']);
+    for (const kind of kinds) expect(RunStatuses).toContain(runStatusOf({ kind }));
+    expect(AttemptStatuses).toEqual(['dispatched', 'started', 'paused', 'resumed', 'retried', 'completed', 'failed']);
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, compileGraph, foldStream, isGraphExecutionError, nextStep, openStoredRun, storedGraphMismatch } from '@roundtable/graph';
-import type { CompiledGraph, GraphDefinition, GraphType, RunRecordFolder, StoredRun, StoredRunDefinition } from '@roundtable/graph';
+import { GraphExecutionError, compileGraph, foldStream, isGraphExecutionError, nextStep, openStoredRun, runStatusOf, storedGraphMismatch } from '@roundtable/graph';
+import type { CompiledGraph, GraphDefinition, GraphType, RunRecordFolder, RunStatus, StoredRun, StoredRunDefinition } from '@roundtable/graph';
 import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
@@ -48,12 +48,12 @@ export interface TeamResumeOptions extends TeamRunOptions {
 export interface TeamJobResult extends TeamJobReport {
   readonly runId: string;
   /**
-   * `passed`: every agent passed, the branches were merged (unless `integrate` is false) and the
-   * review passed; `failed`: see `failure`; `paused`: see `pause` (a callback review, or an
-   * attempt to reconcile after a crash); `waiting`: attempts a stopped process left unfinished,
-   * `resume` each of `waiting`.
+   * The run status of graph's one vocabulary (`RunStatus`): `complete`: every agent passed, the
+   * branches were merged (unless `integrate` is false) and the review passed; `failed`: see
+   * `failure`; `paused`: see `pause` (a callback review, or an attempt to reconcile after a
+   * crash); `waiting`: attempts a stopped process left unfinished, `resume` each of `waiting`.
    */
-  readonly status: 'passed' | 'failed' | 'paused' | 'waiting';
+  readonly status: Exclude<RunStatus, 'running'>;
   /** Why the job failed: `code` is one of `TeamJobFailureCodes`; `agents` names the agents at fault. */
   readonly failure: { readonly code: string; readonly message: string; readonly agents: readonly string[] } | null;
   readonly pause: { readonly position: string | null; readonly reason: string; readonly request: Json } | null;
@@ -153,16 +153,16 @@ function failureAgents(code: string, report: TeamJobReport): string[] {
 
 function jobResult(runId: string, plan: TeamJobPlan, state: TeamJobState, outcome: GraphRunResult): TeamJobResult {
   const report = teamJobReport(plan, state);
-  const base = { runId, ...report, failure: null, pause: null, waiting: [] as string[] };
+  const base = { runId, ...report, status: runStatusOf(outcome) as TeamJobResult['status'], failure: null, pause: null, waiting: [] as string[] };
   switch (outcome.kind) {
     case 'complete':
-      return { ...base, status: 'passed' };
+      return base;
     case 'fail':
-      return { ...base, status: 'failed', failure: { code: outcome.code, message: outcome.message, agents: failureAgents(outcome.code, report) } };
+      return { ...base, failure: { code: outcome.code, message: outcome.message, agents: failureAgents(outcome.code, report) } };
     case 'pause':
-      return { ...base, status: 'paused', pause: { position: outcome.position, reason: outcome.reason, request: outcome.request } };
+      return { ...base, pause: { position: outcome.position, reason: outcome.reason, request: outcome.request } };
     case 'waiting':
-      return { ...base, status: 'waiting', waiting: [...outcome.positions] };
+      return { ...base, waiting: [...outcome.positions] };
   }
 }
 

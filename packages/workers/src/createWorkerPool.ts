@@ -118,8 +118,9 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       // Jobs are idempotent per position: sending what may already be queued is harmless.
       await queue.send(team.queue, connection.namespace, step.next.map((position) => ({ runId: job.data.runId, position })));
       if (lost || !(await queue.complete(job))) counts.leasesLost++;
+      // The run ended or paused (a status neither running nor waiting): say so once, from the step that wrote it.
       const result = step.result;
-      if (result !== null && result.kind !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
+      if (result !== null && step.status !== 'running' && step.status !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
     } catch (error) {
       executors.drop(job.data.runId);
       counts.errors++;

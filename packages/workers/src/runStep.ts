@@ -1,6 +1,6 @@
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes } from '@roundtable/graph';
-import type { NextStep } from '@roundtable/graph';
+import { GraphEventTypes, runStatusOf } from '@roundtable/graph';
+import type { NextStep, RunStatus } from '@roundtable/graph';
 import { isGraphExecutionError } from '@roundtable/scheduler';
 import type { GraphExecutor, GraphRunResult, StepReport } from '@roundtable/scheduler';
 import type { NewEvent } from '@roundtable/storage';
@@ -19,6 +19,8 @@ export interface StepRequest {
 export interface StepResult {
   /** The run's result when the step ended at one (complete, fail, pause, waiting); null when it dispatched a batch for other steps. */
   readonly result: GraphRunResult | null;
+  /** How the run stands after the step, in graph's one vocabulary (`running` once it dispatched a batch). */
+  readonly status: RunStatus;
   /** Open positions that need a job: those dispatched by this step, or still waiting. */
   readonly next: readonly string[];
   /** True when this step wrote an attempt start for its position. */
@@ -61,6 +63,7 @@ export async function runStep(request: StepRequest): Promise<StepResult> {
   const recorded = report.written.some((event) => ours(event) && OUTCOMES.has(event.type));
   return {
     result,
+    status: result === null ? 'running' : runStatusOf(result),
     next: [...new Set([...dispatched, ...waiting])].filter((next) => next !== position || result?.kind === 'waiting'),
     started: report.written.some((event) => ours(event) && event.type === GraphEventTypes.NODE_ATTEMPT_STARTED),
     recorded,
