@@ -180,7 +180,7 @@ async function driveToEnd(backing: MemoryBacking): Promise<GraphRunResult> {
   const executor = await createGraphExecutor({ runId: RUN, graph, storage: createMemoryStorage({ backing }), nodes: plainNodes });
   let result = await executor.run();
   for (let step = 0; step < 40; step++) {
-    if (result.kind === 'complete' || result.kind === 'fail') return result;
+    if (result.kind === 'complete' || result.kind === 'fail' || result.kind === 'cancelled') return result;
     if (result.kind === 'waiting') result = await executor.resume(result.positions[0]!);
     else result = await executor.resume(result.position!, { value: 'go on' });
   }
