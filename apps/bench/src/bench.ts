@@ -8,7 +8,7 @@ import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.
 import type { AdapterName } from './workloads.js';
 
 interface Job {
-  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers' | 'memory';
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers' | 'workers-ping-pong' | 'memory';
   readonly adapter: AdapterName | 'none';
   readonly size: number;
   readonly batchSize?: number;
@@ -39,6 +39,8 @@ async function runChild(job: Job): Promise<Numbers> {
       return { ...(await (await import('./postgresWorkloads.js')).benchPostgresPingPong(job.size)) };
     case 'workers':
       return { ...(await (await import('./workersWorkload.js')).benchWorkers(job.workers ?? 1, job.size)) };
+    case 'workers-ping-pong':
+      return { ...(await (await import('./workersPingPong.js')).benchWorkersPingPong(job.size)) };
     case 'memory':
       // The ping-pong run alone, in memory (`none`: a store that checks appends and keeps nothing).
       return { ...(await (await import('./memoryWorkload.js')).benchMemory(job.adapter === 'none' ? 'discard' : 'memory', job.size)) } as unknown as Numbers;
@@ -86,6 +88,7 @@ function plan(quick: boolean): Job[] {
   for (const adapter of ADAPTERS) jobs.push({ workload: 'follow', adapter, size: quick ? 10_000 : 100_000, batchSize: 10, repeats: 1 });
   for (const size of [1_000, 10_000]) jobs.push({ workload: 'postgres-ping-pong', adapter: 'none', size, repeats: quick ? 1 : 3 });
   for (const adapter of ['memory', 'none'] as const) jobs.push({ workload: 'memory', adapter, size: quick ? 10_000 : 100_000, repeats: 1 });
+  for (const size of [1_000, 10_000]) jobs.push({ workload: 'workers-ping-pong', adapter: 'none', size, repeats: 1 });
   for (const workers of [1, 2, 4]) jobs.push({ workload: 'workers', adapter: 'none', size: quick ? 24 : 64, workers, repeats: quick ? 1 : 3 });
   return jobs;
 }
@@ -116,13 +119,13 @@ async function main(): Promise<void> {
     results.push({ ...job, summary });
     const perUnit = leaf(summary, 'usPerTurn', 'median') ?? leaf(summary, 'usPerEvent', 'median') ?? leaf(summary, 'lastWindow', 'usPerAppend', 'median');
     process.stderr.write(
-      `${job.workload.padEnd(15)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}${job.workers ? ` ${job.workers}w` : ''}`.padEnd(48) +
+      `${job.workload.padEnd(17)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}${job.workers ? ` ${job.workers}w` : ''}`.padEnd(48) +
         ` ${perUnit === null ? '' : `${perUnit.toFixed(1)} µs/unit`}${job.workload === 'workers' ? `${leaf(summary, 'runsPerSecond', 'median')?.toFixed(1)} runs/s, pick-up p50 ${leaf(summary, 'pickUpMs', 'p50', 'median')} ms p95 ${leaf(summary, 'pickUpMs', 'p95', 'median')} ms` : ''}  rss ${leaf(summary, 'peakRssMiB', 'median')?.toFixed(0)} MiB\n`,
     );
   }
   // Flatness: µs per unit at the largest size over the smallest, per workload and adapter.
   const flatness = [];
-  for (const workload of ['graph-fold', 'ping-pong', 'storage-append', 'postgres-ping-pong'] as const) {
+  for (const workload of ['graph-fold', 'ping-pong', 'storage-append', 'postgres-ping-pong', 'workers-ping-pong'] as const) {
     for (const adapter of ['none', ...ADAPTERS]) {
       for (const batchSize of workload === 'storage-append' ? [1, 100] : [undefined]) {
         const rows = results.filter((row) => row.workload === workload && row.adapter === adapter && row.batchSize === batchSize);

@@ -82,7 +82,7 @@ export async function runTeamJob(options: { keep?: string } = {}): Promise<TeamJ
     const holds = async (commit: string | null) =>
       commit !== null && integration !== null && (await userGit(repository, ['merge-base', '--is-ancestor', commit, integration]).then(() => true, () => false));
     const checks = [
-      { name: 'the job passed', ok: result.status === 'passed' },
+      { name: 'the job passed', ok: result.status === 'complete' },
       { name: 'both agents passed and committed', ok: result.agents.every((agent) => agent.outcome === 'pass' && agent.commit !== null) },
       { name: 'the integration branch holds both commits', ok: result.integrated && (await holds(result.agents[0]!.commit)) && (await holds(result.agents[1]!.commit)) },
       { name: 'the one-reviewer panel passed it', ok: result.review?.verdict === 'pass' },

@@ -8,7 +8,6 @@ export type { OpenStoreOptions, StoreSpec } from './openStore.js';
 export { knownGraphTypes } from './graphTypes.js';
 export { RunInspector } from './runInspector.js';
 export type {
-  AttemptOutcome,
   AttemptPost,
   AttemptRecord,
   RecordProblem,

@@ -45,9 +45,9 @@ describe('RunInspector', () => {
     expect(report.turns).toBe(2);
     expect(report.revision).toBe(12);
     expect(report.team).toBeNull();
-    expect(report.attempts.map((attempt) => [attempt.position, attempt.attempt, attempt.outcome, attempt.code, attempt.durationMs])).toEqual([
+    expect(report.attempts.map((attempt) => [attempt.position, attempt.attempt, attempt.status, attempt.code, attempt.durationMs])).toEqual([
       ['p/extract', 1, 'retried', 'TIMEOUT', 3000],
-      ['p/extract', 2, 'interrupted', null, 3000],
+      ['p/extract', 2, 'resumed', null, 3000],
       ['p/extract', 3, 'completed', null, 2000],
       ['p/load', 1, 'paused', null, 1000],
     ]);

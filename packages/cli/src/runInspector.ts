@@ -1,26 +1,20 @@
 import { isRoundtableError } from '@roundtable/core';
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, GraphExecutionError, RunRecordFolder, TEAM_GRAPH_KIND, compileGraph, isGraphValidationError, parseRunStartedEvent, teamMemberStates } from '@roundtable/graph';
-import type { CompiledGraph, DispatchCommand, GraphCommand, GraphDefinition, StoredRunDefinition, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
+import {
+  GraphEventTypes,
+  GraphExecutionError,
+  RunRecordFolder,
+  TEAM_GRAPH_KIND,
+  compileStoredDefinition,
+  isGraphExecutionError,
+  isGraphValidationError,
+  nextStep,
+  parseRunStartedEvent,
+  teamMemberStates,
+} from '@roundtable/graph';
+import type { AttemptStatus, CompiledGraph, RunStatus as GraphRunStatus, NextStep, StoredRunDefinition, TeamDefinition, TeamMessage, TeamState } from '@roundtable/graph';
 import type { StoredEvent } from '@roundtable/storage';
 import { knownGraphTypes } from './graphTypes.js';
-
-/** How one attempt of a dispatched position ended, as the record tells it. */
-export type AttemptOutcome =
-  /** The member returned a result the graph accepted. */
-  | 'completed'
-  /** The member returned a result the graph refused (a team member then fails with RESULT_INVALID). */
-  | 'refused'
-  | 'failed'
-  /** Failed with a retryable code; another attempt followed or is due (`graph:node-retried`). */
-  | 'retried'
-  | 'paused'
-  /** Started, then resumed without an outcome (its process stopped; crash recovery re-ran it). */
-  | 'interrupted'
-  /** Started, no outcome yet: running now, or its process stopped. */
-  | 'in-flight'
-  /** Dispatched (or resumed) and not started yet. */
-  | 'not-started';
 
 export interface AttemptPost {
   readonly roomId: string;
@@ -40,7 +34,13 @@ export interface AttemptRecord {
   endedAt: string | null;
   /** From the attempt's start (or dispatch) to its outcome, from the record's timestamps. */
   durationMs: number | null;
-  outcome: AttemptOutcome;
+  /**
+   * Graph's `AttemptStatus`: `dispatched` (never started), `started` (no outcome yet: running, or
+   * its process stopped), `resumed` (opened by a resume or a retry and not started yet, or
+   * started and then resumed after its process stopped), `paused`, `retried`, `completed`,
+   * `failed` (a `graph:node-failed`, or a completion the graph refused: then `code` says why).
+   */
+  status: AttemptStatus;
   code: string | null;
   message: string | null;
   reason: string | null;
@@ -53,7 +53,12 @@ export interface AttemptRecord {
   readonly revisions: number[];
 }
 
-export type RunStatusKind = 'complete' | 'failed' | 'paused' | 'waiting' | 'in-flight' | 'cancelled' | 'unknown' | 'unreadable';
+/**
+ * Graph's `RunStatus` (`running`, `waiting`, `paused`, `complete`, `failed`, `cancelled`), or why none can be
+ * given: `unknown` (a graph type the CLI does not know), `unreadable` (the record cannot be read
+ * or folded).
+ */
+export type RunStatusKind = GraphRunStatus | 'unknown' | 'unreadable';
 
 export interface RunFailure {
   readonly memberId: string;
@@ -65,12 +70,12 @@ export interface RunFailure {
 /** What a fresh executor would report about the run (computed without appending anything). */
 export interface RunStatus {
   readonly kind: RunStatusKind;
-  /** `complete`, `failed <code>`, `paused <reason>`, `waiting`, `in flight`, `cancelled`, `unknown <kind>`, `unreadable <code>`. */
+  /** `complete`, `failed <code>`, `paused <reason>`, `waiting`, `running`, `cancelled`, `unknown <kind>`, `unreadable <code>`. */
   readonly text: string;
   readonly code?: string;
   readonly message?: string;
   readonly reason?: string;
-  /** Waiting: the unfinished positions. In flight: the positions due next. Paused: the paused one. */
+  /** Waiting: the unfinished positions. Running: the positions due next. Paused: the paused one. */
   readonly positions?: readonly string[];
   readonly request?: Json;
   readonly output?: Json;
@@ -238,14 +243,13 @@ export class RunInspector {
   private start(event: StoredEvent): void {
     const stored = parseRunStartedEvent(event);
     this.stored = stored;
-    const type = knownGraphTypes.get(stored.kind);
-    if (type === undefined || type.version !== stored.typeVersion) {
-      this.unknownKind = true;
-      return;
-    }
     try {
-      this.graph = compileGraph(type, stored.value as unknown as GraphDefinition);
+      this.graph = compileStoredDefinition(stored, [...knownGraphTypes.values()], this.runId);
     } catch (error) {
+      if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) {
+        this.unknownKind = true;
+        return;
+      }
       if (!isGraphValidationError(error)) throw error;
       throw new GraphExecutionError('INVALID_EVENT', `The stored ${stored.kind} definition does not validate: ${error.message}`, { details: { revision: 1 }, cause: error });
     }
@@ -264,18 +268,18 @@ export class RunInspector {
     switch (event.type) {
       case GraphEventTypes.NODE_DISPATCHED: {
         this.dispatchedCount++;
-        this.push({ position, nodeId, attempt: 0, dispatchedAt: at, outcome: 'not-started', revision: event.revision });
+        this.push({ position, nodeId, attempt: 0, dispatchedAt: at, status: 'dispatched', revision: event.revision });
         return;
       }
       case GraphEventTypes.NODE_ATTEMPT_STARTED: {
         const attempt = typeof payload.attempt === 'number' ? payload.attempt : (current?.attempt ?? 0) + 1;
-        if (current !== undefined && current.outcome === 'not-started') {
+        if (current !== undefined && current.startedAt === null && (current.status === 'dispatched' || current.status === 'resumed')) {
           current.attempt = attempt;
           current.startedAt = at;
-          current.outcome = 'in-flight';
+          current.status = 'started';
           current.revisions.push(event.revision);
         } else {
-          this.push({ position, nodeId, attempt, dispatchedAt: at, outcome: 'in-flight', revision: event.revision, startedAt: at });
+          this.push({ position, nodeId, attempt, dispatchedAt: at, status: 'started', revision: event.revision, startedAt: at });
         }
         return;
       }
@@ -283,9 +287,9 @@ export class RunInspector {
         if (current === undefined) return;
         current.revisions.push(event.revision);
         current.resumeValue = payload.value ?? null;
-        if (current.outcome === 'in-flight') this.end(current, 'interrupted', at);
+        if (current.status === 'started') this.end(current, 'resumed', at);
         // The next attempt starts from this resume.
-        this.push({ position, nodeId, attempt: current.attempt, dispatchedAt: at, outcome: 'not-started', revision: event.revision, placeholder: true });
+        this.push({ position, nodeId, attempt: current.attempt, dispatchedAt: at, status: 'resumed', revision: event.revision, placeholder: true });
         return;
       }
       case GraphEventTypes.NODE_RETRIED: {
@@ -294,7 +298,7 @@ export class RunInspector {
         current.code = text(payload.code);
         current.message = text(payload.message);
         this.end(current, 'retried', at);
-        this.push({ position, nodeId, attempt: current.attempt, dispatchedAt: at, outcome: 'not-started', revision: event.revision, placeholder: true });
+        this.push({ position, nodeId, attempt: current.attempt, dispatchedAt: at, status: 'resumed', revision: event.revision, placeholder: true });
         return;
       }
       case GraphEventTypes.NODE_COMPLETED: {
@@ -303,12 +307,12 @@ export class RunInspector {
         const state = this.teamState();
         // The fold already applied this completion: a member that failed on it had its result refused.
         const member = state === null ? undefined : teamMemberStates(state).find((entry) => entry.id === nodeId);
-        const refused = member?.status === 'failed' && current.outcome === 'in-flight';
+        const refused = member?.status === 'failed' && current.status === 'started';
         if (refused) {
           current.code = member.failureCode ?? 'RESULT_INVALID';
           current.message = 'The graph refused the result; no post of this turn was delivered.';
         }
-        this.end(current, refused ? 'refused' : 'completed', at);
+        this.end(current, refused ? 'failed' : 'completed', at);
         if (state !== null) {
           for (const message of state.log.slice(messageCountBefore, state.messageCount)) {
             current.posts.push({ roomId: message.roomId, text: message.text, mentions: message.mentions, messageId: message.id });
@@ -335,7 +339,7 @@ export class RunInspector {
     }
   }
 
-  private push(entry: { position: string; nodeId: string; attempt: number; dispatchedAt: string; outcome: AttemptOutcome; revision: number; startedAt?: string; placeholder?: boolean }): void {
+  private push(entry: { position: string; nodeId: string; attempt: number; dispatchedAt: string; status: AttemptStatus; revision: number; startedAt?: string; placeholder?: boolean }): void {
     const record: AttemptRecord = {
       position: entry.position,
       nodeId: entry.nodeId,
@@ -345,7 +349,7 @@ export class RunInspector {
       startedAt: entry.startedAt ?? null,
       endedAt: null,
       durationMs: null,
-      outcome: entry.outcome,
+      status: entry.status,
       code: null,
       message: null,
       reason: null,
@@ -358,8 +362,8 @@ export class RunInspector {
     this.latest.set(entry.position, record);
   }
 
-  private end(record: AttemptRecord, outcome: AttemptOutcome, at: string): void {
-    record.outcome = outcome;
+  private end(record: AttemptRecord, status: AttemptStatus, at: string): void {
+    record.status = status;
     record.endedAt = at;
     record.durationMs = millisBetween(record.startedAt ?? record.dispatchedAt, at);
   }
@@ -370,56 +374,41 @@ export class RunInspector {
     if (this.unknownKind || this.folder === null || this.graph === null) {
       return { kind: 'unknown', text: `unknown ${this.stored.kind} v${this.stored.typeVersion}`, code: 'UNKNOWN_GRAPH_KIND' };
     }
-    const cancel = this.folder.cancelled;
-    if (cancel !== null) {
-      // Cancelled (SPEC 20): nothing more starts; an attempt still in flight may yet record its outcome.
-      const inFlight = this.folder.startedPositions();
-      if (inFlight.length > 0) return { kind: 'waiting', text: 'waiting', positions: inFlight };
-      return { kind: 'cancelled', text: 'cancelled', reason: cancel.reason };
-    }
-    const unfinished = this.folder.unfinishedPositions();
-    if (unfinished.length > 0) return { kind: 'waiting', text: 'waiting', positions: unfinished };
-    const open = this.folder.openAttempts();
-    let commands: GraphCommand[];
+    let step: NextStep;
     try {
-      commands = this.graph.decide(this.folder.state);
+      step = nextStep(this.graph, this.folder);
     } catch (error) {
       const problem = problemOf(error, this.revision);
       return { kind: 'unreadable', text: `unreadable ${problem.code}`, code: problem.code, message: problem.message };
     }
-    const first = commands[0];
-    if (first === undefined) return { kind: 'unreadable', text: 'unreadable EMPTY_DECISION', code: 'EMPTY_DECISION', message: 'decide returned no command and no attempt is in flight.' };
-    switch (first.kind) {
+    switch (step.kind) {
+      case 'start':
+      case 'attempts':
+        return { kind: 'waiting', text: 'waiting', positions: step.kind === 'attempts' ? step.positions : [] };
       case 'dispatch':
-        return { kind: 'in-flight', text: 'in flight', positions: (commands as DispatchCommand[]).map((command) => command.position) };
+        return { kind: 'running', text: 'running', positions: step.batch.map((command) => command.position) };
       case 'complete':
-        return { kind: 'complete', text: 'complete', output: first.output };
+        return { kind: 'complete', text: 'complete', output: step.output };
       case 'fail':
-        return { kind: 'failed', text: `failed ${first.code}`, code: first.code, message: first.message, failures: this.failures() };
-      case 'pause': {
-        const members = this.report0Members();
-        const paused = members.map((member) => open.find((attempt) => attempt.status === 'paused' && attempt.nodeId === member)).find((attempt) => attempt !== undefined);
-        return {
-          kind: 'paused',
-          text: `paused ${first.reason}`,
-          reason: first.reason,
-          positions: paused === undefined ? [] : [paused.position],
-          request: paused?.pause?.request ?? null,
-        };
-      }
+        return { kind: 'failed', text: `failed ${step.code}`, code: step.code, message: step.message, failures: this.failures() };
+      case 'pause':
+        return { kind: 'paused', text: `paused ${step.reason}`, reason: step.reason, positions: step.position === null ? [] : [step.position], request: step.request };
+      case 'cancelled':
+        // Cancelled (SPEC 20) with no attempt in flight; while one is, the step is `attempts` (waiting).
+        return { kind: 'cancelled', text: 'cancelled', reason: step.reason };
     }
   }
 
-  private report0Members(): string[] {
+  private members(): string[] {
     return this.graph?.definition.value.nodes.map((node) => node.id) ?? [];
   }
 
-  /** Every member whose last attempt failed (or was refused), in declaration order. */
+  /** Every member whose last attempt failed (a completion the graph refused included), in declaration order. */
   private failures(): RunFailure[] {
     const failures: RunFailure[] = [];
-    for (const memberId of this.report0Members()) {
+    for (const memberId of this.members()) {
       const last = [...this.latest.values()].filter((record) => record.nodeId === memberId).at(-1);
-      if (last === undefined || (last.outcome !== 'failed' && last.outcome !== 'refused')) continue;
+      if (last === undefined || last.status !== 'failed') continue;
       failures.push({ memberId, position: last.position, code: last.code ?? 'UNKNOWN', message: last.message ?? '' });
     }
     return failures;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttemptStatuses, RunStatuses } from '@roundtable/graph';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { snapshotTree } from '@roundtable/test-utils';
@@ -108,6 +109,21 @@ describe('roundtable runs', () => {
     const paused = runs.find((run: { runId: string }) => run.runId === 'paused-run');
     expect(paused.status).toMatchObject({ kind: 'paused', reason: 'needs approval', positions: ['team/reviewer/1'], request: { question: 'Ship the notes?' } });
   });
+
+  it("names statuses only with graph's vocabulary in runs and show JSON (RunStatuses, AttemptStatuses)", async () => {
+    // Beside a run status, the CLI says only why it cannot give one: a kind it does not know, a record it cannot read.
+    const runStatuses = new Set<string>([...RunStatuses, 'unknown', 'unreadable']);
+    for (const store of [fsStore, sqliteStore]) {
+      const { runs } = JSON.parse((await roundtable(['runs', '--store', store, '-o', 'json'])).stdout) as { runs: { runId: string; status: { kind: string } }[] };
+      expect(runs.length).toBeGreaterThan(0);
+      for (const run of runs) {
+        expect(runStatuses, run.runId).toContain(run.status.kind);
+        const report = JSON.parse((await roundtable(['show', run.runId, '--store', store, '-o', 'json'])).stdout) as { status: { kind: string }; attempts: { status: string }[] };
+        expect(runStatuses).toContain(report.status.kind);
+        for (const attempt of report.attempts) expect(AttemptStatuses).toContain(attempt.status);
+      }
+    }
+  });
 });
 
 describe('roundtable show', () => {
@@ -137,7 +153,7 @@ describe('roundtable show', () => {
     expect(paused.stdout).toContain('at team/reviewer/1, request {"question":"Ship the notes?"}');
     const waiting = await roundtable(['show', 'waiting-run', '--store', sqliteStore]);
     expect(waiting.code).toBe(0);
-    expect(waiting.stdout).toMatch(/team\/reviewer\/1\s+reviewer\s+1\s+in-flight/);
+    expect(waiting.stdout).toMatch(/team\/reviewer\/1\s+reviewer\s+1\s+started/);
     expect(waiting.stdout).toContain('Outcome: waiting');
   });
 
@@ -145,7 +161,7 @@ describe('roundtable show', () => {
     const result = await roundtable(['show', 'seed-run', '--store', fsStore, '-o', 'json']);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({ runId: 'seed-run', revision: 10, turns: 3, definition: { id: 'release-team', kind: 'team', typeVersion: 1, members: ['writer', 'reviewer'] }, status: { kind: 'complete' }, problem: null });
-    expect(report.attempts.map((attempt: { position: string; outcome: string; attempt: number }) => [attempt.position, attempt.outcome, attempt.attempt])).toEqual([
+    expect(report.attempts.map((attempt: { position: string; status: string; attempt: number }) => [attempt.position, attempt.status, attempt.attempt])).toEqual([
       ['team/writer/1', 'completed', 1],
       ['team/reviewer/1', 'completed', 1],
       ['team/writer/2', 'completed', 1],
@@ -222,8 +238,8 @@ describe('roundtable verify', () => {
     expect(json.runs[0].problems[0]).toMatchObject({ revision: index + 1, code: 'INVALID_EVENT' });
   });
 
-  it('shows a run whose next batch is due, with nothing open, as in flight', async () => {
-    const directory = join(scratch, 'in-flight');
+  it('shows a run whose next batch is due, with nothing open, as running', async () => {
+    const directory = join(scratch, 'running');
     const source = createFsStorage({ directory: fsStore });
     const target = createFsStorage({ directory });
     const events: NewEvent[] = [];
@@ -232,10 +248,10 @@ describe('roundtable verify', () => {
     await target.append('seed-run', 0, events.slice(0, 4));
     await source.close();
     await target.close();
-    expect((await roundtable(['runs', '--store', directory])).stdout).toMatch(/^seed-run\s+release-team\s+in flight\s+1\s/m);
+    expect((await roundtable(['runs', '--store', directory])).stdout).toMatch(/^seed-run\s+release-team\s+running\s+1\s/m);
     const show = await roundtable(['show', 'seed-run', '--store', directory]);
     expect(show.code).toBe(0);
-    expect(show.stdout).toContain('Outcome: in flight\n  next: team/reviewer/1');
+    expect(show.stdout).toContain('Outcome: running\n  next: team/reviewer/1');
   });
 
   const damageCases = process.env.FAULT_SCALE === 'full' ? 200 : 6;

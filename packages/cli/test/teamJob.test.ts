@@ -31,7 +31,7 @@ beforeAll(async () => {
   const storage = createFsStorage({ directory: store });
   try {
     const result = await job.run({ storage, runId: 'job-1' });
-    expect(result.status).toBe('passed');
+    expect(result.status).toBe('complete');
   } finally {
     await storage.close();
   }

@@ -145,7 +145,7 @@ describe.skipIf(!hasChromium)('roundtable view in a real Chromium', () => {
     await page.locator('.room[data-room="review"] pre', { hasText: 'Approved: ship it.' }).waitFor({ timeout: 15_000 });
     console.log(`viewer showed the new turn ${Date.now() - appended} ms after the other process's append finished`);
     await page.locator('h1 .badge', { hasText: /^complete$/ }).waitFor({ timeout: 15_000 });
-    expect(await page.locator('.lane[data-member="reviewer"] .attempt').last().getAttribute('data-outcome')).toBe('completed');
+    expect(await page.locator('.lane[data-member="reviewer"] .attempt').last().getAttribute('data-status')).toBe('completed');
     await page.screenshot({ path: join(SCREENSHOTS, 'viewer-live-complete.png'), fullPage: true });
     await page.close();
   });

@@ -4,8 +4,19 @@ import type { Json } from '@roundtable/core';
 import type { EventRead, NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { rejection as rejectionOf } from '@roundtable/test-utils';
-import { GraphEventTypes, RunRecordFolder, foldStream, isGraphExecutionError, readRunDefinition, runStartedPayload } from './index.js';
-import type { CompiledGraph, RecordReader, TeamState } from './index.js';
+import {
+  GraphEventTypes,
+  RunRecordFolder,
+  compileStoredDefinition,
+  foldStream,
+  isGraphExecutionError,
+  openStoredRun,
+  readRunDefinition,
+  runStartedPayload,
+  storedGraphMismatch,
+  teamGraphType,
+} from './index.js';
+import type { CompiledGraph, GraphType, RecordReader, TeamState } from './index.js';
 import { compileTeam, team } from './testing/teamFixtures.js';
 
 const RUN = 'run-1';
@@ -239,5 +250,33 @@ describe('readRunDefinition(storage, runId)', () => {
   it('refuses a first event that is not graph:run-started (INVALID_EVENT)', async () => {
     const storage = await storedRun([[newEvent('host:note', null)]]);
     expect(isGraphExecutionError(await rejection(readRunDefinition(storage, RUN)), 'INVALID_EVENT')).toBe(true);
+  });
+});
+
+describe('openStoredRun(storage, runId, { types }): a stored run with its stored definition', () => {
+  const types = [teamGraphType as unknown as GraphType<unknown>];
+
+  it('compiles the stored definition with its type and folds the whole record', async () => {
+    const storage = await storedRun(runAppends(graph));
+    const seen: number[] = [];
+    const run = await openStoredRun(storage, RUN, { types, onEvent: (event) => seen.push(event.revision) });
+    expect(run.stored).toEqual(runStartedPayload(graph).definition);
+    expect(run.graph.definition.digest).toBe(graph.definition.digest);
+    expect(run.folder.revision).toBe(await storage.head(RUN));
+    expect(seen).toEqual(Array.from({ length: run.folder.revision }, (_, index) => index + 1));
+  });
+
+  it('is RUN_NOT_FOUND for a run with no events and UNKNOWN_GRAPH_TYPE for a type it was not given', async () => {
+    expect(isGraphExecutionError(await rejection(openStoredRun(createMemoryStorage(), RUN, { types })), 'RUN_NOT_FOUND')).toBe(true);
+    const storage = await storedRun(runAppends(graph));
+    const unknown = await rejection(openStoredRun(storage, RUN, { types: [] }));
+    expect(unknown).toMatchObject({ code: 'UNKNOWN_GRAPH_TYPE', details: { runId: RUN, kind: 'team', typeVersion: 1 } });
+    expect(() => compileStoredDefinition(runStartedPayload(graph).definition, [], RUN)).toThrow(/not among the types given/);
+  });
+
+  it('storedGraphMismatch names a stored definition that is not the graph given', () => {
+    const other = compileTeam(team({ members: [{ id: 'a' }], maxTurnsPerMember: 1 }));
+    expect(storedGraphMismatch(runStartedPayload(graph).definition, graph)).toBeNull();
+    expect(storedGraphMismatch(runStartedPayload(graph).definition, other)).toMatchObject({ code: 'STORED_GRAPH_MISMATCH' });
   });
 });

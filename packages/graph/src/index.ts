@@ -51,9 +51,15 @@ export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } 
 export type { GraphExecutionErrorCode } from './graphExecutionError.js';
 export { GRAPH_EVENT_VERSION, GraphEventTypes, cancelReasonProblem, graphEventProblem } from './graphEventTypes.js';
 export type { RecordReader, RecordedEvent } from './recordedEvent.js';
-export { parseRunStartedEvent, readRunDefinition, runStartedPayload } from './runStartedEvent.js';
+export { parseRunStartedEvent, readRunDefinition, runStartedPayload, storedGraphMismatch } from './runStartedEvent.js';
 export type { StoredRunDefinition } from './runStartedEvent.js';
 export { RunRecordFolder } from './runRecordFolder.js';
-export type { AttemptFailure, AttemptPause, OpenAttempt, RecordedCancel, RecordedFailure } from './runRecordFolder.js';
+export type { AttemptFailure, AttemptPause, FoldLookAhead, OpenAttempt, RecordedCancel, RecordedFailure } from './runRecordFolder.js';
 export { foldStream } from './foldStream.js';
 export type { FoldMoreStreamOptions, FoldNewStreamOptions, FoldStreamOptions } from './foldStream.js';
+export { isEndStep, nextStep } from './nextStep.js';
+export type { EndStep, InFlightAttempt, NextStep, ReadyAttempt, RunFailure } from './nextStep.js';
+export { compileStoredDefinition, openStoredRun } from './openStoredRun.js';
+export type { OpenStoredRunOptions, StoredRun } from './openStoredRun.js';
+export { AttemptStatuses, RunStatuses, runStatusOf } from './runStatus.js';
+export type { AttemptStatus, RunStatus } from './runStatus.js';

@@ -44,13 +44,19 @@ describe('the fold and graph:node-retried (SPEC 11.4)', () => {
   });
 });
 
-describe('RunRecordFolder.stateAfter: the state an append leads to (SPEC 11.1)', () => {
+describe('RunRecordFolder.lookAhead().stateAfter: the state an append leads to (SPEC 11.1)', () => {
+  it('belongs to one writer: a second lookAhead() is PROTOCOL', () => {
+    const folder = foldAll(graph, recordOf(graph));
+    folder.lookAhead();
+    expect(() => folder.lookAhead()).toThrow(expect.objectContaining({ code: 'PROTOCOL' }));
+  });
+
   it('returns the folded state without applying, and applying the same events reuses it', () => {
     const events = recordOf(graph, dispatched, started(1), [GraphEventTypes.NODE_COMPLETED, { nodeId: 'a', position, result: { summary: 'done' } }]);
     const folder = foldAll(graph, events.slice(0, 3));
     const before = folder.state;
     const outcome = events[3]!;
-    const ahead = folder.stateAfter([outcome]);
+    const ahead = folder.lookAhead().stateAfter([outcome]);
     expect(folder.state).toBe(before);
     expect(folder.revision).toBe(3);
     expect(ahead).toEqual(foldAll(graph, events).state);
@@ -63,7 +69,7 @@ describe('RunRecordFolder.stateAfter: the state an append leads to (SPEC 11.1)',
     const failed: Step = [GraphEventTypes.NODE_FAILED, { nodeId: 'a', position, code: 'DENIED', message: 'no' }];
     const events = recordOf(graph, dispatched, started(1), failed);
     const folder = foldAll(graph, events.slice(0, 3));
-    const ahead = folder.stateAfter([{ type: GraphEventTypes.NODE_COMPLETED, version: 1, payload: { nodeId: 'a', position, result: { summary: 'done' } } }]);
+    const ahead = folder.lookAhead().stateAfter([{ type: GraphEventTypes.NODE_COMPLETED, version: 1, payload: { nodeId: 'a', position, result: { summary: 'done' } } }]);
     folder.apply(events[3]!);
     expect(folder.state).not.toEqual(ahead);
     expect(folder.state).toEqual(foldAll(graph, events).state);
@@ -73,8 +79,9 @@ describe('RunRecordFolder.stateAfter: the state an append leads to (SPEC 11.1)',
   it('stateAfter([]) drops the look-ahead, so the next apply reduces', () => {
     const events = recordOf(graph, dispatched, started(1), a.completed());
     const folder = foldAll(graph, events.slice(0, 3));
-    const ahead = folder.stateAfter([events[3]!]);
-    folder.stateAfter([]);
+    const lookAhead = folder.lookAhead();
+    const ahead = lookAhead.stateAfter([events[3]!]);
+    lookAhead.stateAfter([]);
     folder.apply(events[3]!);
     expect(folder.state).not.toBe(ahead);
     expect(folder.state).toEqual(ahead);

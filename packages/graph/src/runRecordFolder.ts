@@ -8,7 +8,7 @@ import { GraphExecutionError } from './graphExecutionError.js';
 import { invalidEvent } from './recordedEvent.js';
 import type { RecordedEvent } from './recordedEvent.js';
 import { PositionSet } from './positionSet.js';
-import { parseRunStartedEvent } from './runStartedEvent.js';
+import { parseRunStartedEvent, storedGraphMismatch } from './runStartedEvent.js';
 import type { StoredRunDefinition } from './runStartedEvent.js';
 
 /**
@@ -60,6 +60,26 @@ export interface RecordedFailure {
   readonly position: string;
   readonly code: string;
   readonly message: string;
+}
+
+/**
+ * What a writer that appends to the record it folds may tell the fold ahead of applying its own
+ * events (SPEC 11.1), so it reduces and decides once per event, not twice.
+ */
+export interface FoldLookAhead<State> {
+  /**
+   * The state after folding `events` (graph events about open attempts, in order) into the
+   * current state, without applying them. Applying the same events next (the same payload
+   * objects, e.g. after appending them) reuses these states instead of reducing again, so a
+   * writer can ask `decide` about the state its next append leads to. Checks nothing:
+   * `apply` still checks every event. `stateAfter([])` drops what was computed ahead.
+   */
+  stateAfter(events: readonly { readonly type: string; readonly version: number; readonly payload: Json }[]): State;
+  /**
+   * Tells the fold which batch its owner is about to append, so applying that batch does not
+   * run `decide` a second time. `commands` must be what `decide` returned for the current state.
+   */
+  expectDispatchBatch(commands: readonly DispatchCommand[]): void;
 }
 
 /**
@@ -134,6 +154,7 @@ export class RunRecordFolder<State> {
   readonly #nodeIds: ReadonlySet<string>;
   #expectedBatch: DispatchCommand[] = [];
   #batchIndex = 0;
+  #lookAheadClaimed = false;
   /** States computed ahead by `stateAfter`, which `apply` of the same events reuses. */
   #ahead: { readonly type: string; readonly payload: Json; readonly before: State; readonly after: State }[] = [];
 
@@ -226,13 +247,20 @@ export class RunRecordFolder<State> {
   }
 
   /**
-   * The state after folding `events` (graph events about open attempts, in order) into the
-   * current state, without applying them. Applying the same events next (the same payload
-   * objects, e.g. after appending them) reuses these states instead of reducing again, so a
-   * writer can ask `decide` about the state its next append leads to. Checks nothing:
-   * `apply` still checks every event. `stateAfter([])` drops what was computed ahead.
+   * The fold's look-ahead, for the one writer that owns this folder (the scheduler's executor):
+   * the first call returns it, a second is PROTOCOL, so no other user of the folder can change
+   * what its next `apply` reuses. See `FoldLookAhead`.
    */
-  stateAfter(events: readonly { readonly type: string; readonly version: number; readonly payload: Json }[]): State {
+  lookAhead(): FoldLookAhead<State> {
+    if (this.#lookAheadClaimed) throw new GraphExecutionError('PROTOCOL', 'The look-ahead of this folder belongs to another writer.');
+    this.#lookAheadClaimed = true;
+    return {
+      stateAfter: (events) => this.#stateAfter(events),
+      expectDispatchBatch: (commands) => this.#expectDispatchBatch(commands),
+    };
+  }
+
+  #stateAfter(events: readonly { readonly type: string; readonly version: number; readonly payload: Json }[]): State {
     let state = this.#state;
     this.#ahead = events.map((event) => {
       const before = state;
@@ -242,11 +270,7 @@ export class RunRecordFolder<State> {
     return state;
   }
 
-  /**
-   * Tells the fold which batch its owner is about to append, so applying that batch does not
-   * run `decide` a second time. `commands` must be what `decide` returned for the current state.
-   */
-  expectDispatchBatch(commands: readonly DispatchCommand[]): void {
+  #expectDispatchBatch(commands: readonly DispatchCommand[]): void {
     if (this.#batchIndex !== this.#expectedBatch.length) return;
     this.#expectedBatch = [...commands];
     this.#batchIndex = 0;
@@ -267,15 +291,8 @@ export class RunRecordFolder<State> {
   #applyRunStarted(event: RecordedEvent): void {
     if (this.#definition !== null) throw invalidEvent(event, 'graph:run-started must be revision 1.');
     const stored = parseRunStartedEvent(event);
-    const graph = this.#graph;
-    if (stored.kind !== graph.kind || stored.typeVersion !== graph.typeVersion || stored.digest !== graph.definition.digest) {
-      throw new GraphExecutionError(
-        'STORED_GRAPH_MISMATCH',
-        `The run holds a ${stored.kind} graph v${stored.typeVersion} (${stored.digest}), not this ${graph.kind} graph v${graph.typeVersion} (${graph.definition.digest}). ` +
-          'A run keeps the graph it started with: run the changed graph under a new run id, or open this run with the graph it was started with (the scheduler\'s loadRunDefinition reads it from the record).',
-        { details: { stored: { kind: stored.kind, typeVersion: stored.typeVersion, digest: stored.digest } } },
-      );
-    }
+    const mismatch = storedGraphMismatch(stored, this.#graph);
+    if (mismatch !== null) throw mismatch;
     this.#definition = stored;
   }
 

@@ -1,5 +1,6 @@
 import type { Json } from '@roundtable/core';
 import type { CompiledGraph } from './compileGraph.js';
+import { GraphExecutionError } from './graphExecutionError.js';
 import { GRAPH_EVENT_VERSION, GraphEventTypes } from './graphEventTypes.js';
 import { isRecord } from './json.js';
 import { invalidEvent } from './recordedEvent.js';
@@ -54,4 +55,18 @@ export function parseRunStartedEvent(event: RecordedEvent): StoredRunDefinition 
 export async function readRunDefinition(reader: RecordReader, runId: string): Promise<StoredRunDefinition | null> {
   for await (const event of reader.read(runId)) return parseRunStartedEvent(event);
   return null;
+}
+
+/**
+ * STORED_GRAPH_MISMATCH when the stored definition is not `graph`'s (another kind, type
+ * version or digest), else null: a run is only ever continued with the graph that started it.
+ */
+export function storedGraphMismatch<State>(stored: StoredRunDefinition, graph: CompiledGraph<State>): GraphExecutionError | null {
+  if (stored.kind === graph.kind && stored.typeVersion === graph.typeVersion && stored.digest === graph.definition.digest) return null;
+  return new GraphExecutionError(
+    'STORED_GRAPH_MISMATCH',
+    `The run holds a ${stored.kind} graph v${stored.typeVersion} (${stored.digest}), not this ${graph.kind} graph v${graph.typeVersion} (${graph.definition.digest}). ` +
+      'A run keeps the graph it started with: run the changed graph under a new run id, or open this run with the graph it was started with (openStoredRun, or the scheduler\'s loadRunDefinition, reads it from the record).',
+    { details: { stored: { kind: stored.kind, typeVersion: stored.typeVersion, digest: stored.digest } } },
+  );
 }

@@ -1,12 +1,11 @@
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, GraphExecutionError, foldStream, teamGraphType } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, foldStream, openStoredRun, teamGraphType } from '@roundtable/graph';
 import type { GraphType, OpenAttempt, RecordedEvent, RunRecordFolder } from '@roundtable/graph';
 import { assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
 import { randomEventId } from './randomEventId.js';
 import { recordedResumeValue } from './resumeValue.js';
 import { runEnded } from './runEnded.js';
-import { compileStoredRun } from './storedRun.js';
 
 export interface AnswerPauseOptions {
   readonly storage: RunStorage;
@@ -51,10 +50,10 @@ export async function answerPause(options: AnswerPauseOptions): Promise<{ readon
   }
   // The recorded (canonical) form; a value that is not JSON is INVALID_JSON_VALUE, before any read.
   const value = recordedResumeValue(options.value ?? null);
-  const { graph } = await compileStoredRun(storage, runId, options.types ?? [teamGraphType as unknown as GraphType<unknown>]);
   const history: PauseHistory = { pausedAt: null, answered: false };
   const watch = { onEvent: (event: RecordedEvent) => notePause(history, event, position) };
-  let folder: RunRecordFolder<unknown> = await foldStream(storage, runId, { graph, ...watch });
+  const types = options.types ?? [teamGraphType as unknown as GraphType<unknown>];
+  let folder: RunRecordFolder<unknown> = (await openStoredRun(storage, runId, { types, ...watch })).folder;
   const newId = options.newId ?? randomEventId;
   const clock = options.clock ?? (() => Date.now());
   for (;;) {

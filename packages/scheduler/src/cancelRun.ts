@@ -1,10 +1,9 @@
-import { GraphEventTypes, GraphExecutionError, cancelReasonProblem, foldStream, teamGraphType } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, cancelReasonProblem, foldStream, openStoredRun, teamGraphType } from '@roundtable/graph';
 import type { GraphType, RunRecordFolder } from '@roundtable/graph';
 import { assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
 import { randomEventId } from './randomEventId.js';
 import { runEnded, runEnding } from './runEnded.js';
-import { compileStoredRun } from './storedRun.js';
 
 export interface CancelRunOptions {
   readonly storage: RunStorage;
@@ -31,8 +30,9 @@ export async function cancelRun(options: CancelRunOptions): Promise<{ readonly r
   assertStreamId(runId);
   const problem = cancelReasonProblem(reason);
   if (problem !== null) throw new GraphExecutionError('PROTOCOL', `cancelRun: ${problem}`, { details: { runId } });
-  const { graph } = await compileStoredRun(storage, runId, options.types ?? [teamGraphType as unknown as GraphType<unknown>]);
-  let folder: RunRecordFolder<unknown> = await foldStream(storage, runId, { graph });
+  const opened = await openStoredRun(storage, runId, { types: options.types ?? [teamGraphType as unknown as GraphType<unknown>] });
+  const graph = opened.graph;
+  let folder: RunRecordFolder<unknown> = opened.folder;
   const newId = options.newId ?? randomEventId;
   const clock = options.clock ?? (() => Date.now());
   for (;;) {

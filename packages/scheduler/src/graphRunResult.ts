@@ -1,12 +1,8 @@
 import type { Json } from '@roundtable/core';
+import type { RunFailure } from '@roundtable/graph';
 
-/** One failed member of a failed run: what its `graph:node-failed` recorded. */
-export interface GraphRunFailure {
-  readonly memberId: string;
-  readonly position: string;
-  readonly code: string;
-  readonly message: string;
-}
+/** One failed member of a failed run: what its `graph:node-failed` recorded (graph's `RunFailure`). */
+export type GraphRunFailure = RunFailure;
 
 /** What `run` and `resume` return; it is always derived from the record. */
 export type GraphRunResult =

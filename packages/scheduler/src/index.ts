@@ -3,7 +3,7 @@ export { cancelRun } from './cancelRun.js';
 export type { CancelRunOptions } from './cancelRun.js';
 export type { AnswerPauseOptions } from './answerPause.js';
 export { createGraphExecutor } from './createGraphExecutor.js';
-export type { GraphExecutor, GraphExecutorOptions, ResumeOptions } from './createGraphExecutor.js';
+export type { AttemptStepOptions, GraphExecutor, GraphExecutorOptions, ResumeOptions, StepOptions, StepReport } from './graphExecutor.js';
 export { loadRunDefinition } from './loadRunDefinition.js';
 export { AttemptFailureCodes } from './attemptOutcome.js';
 export type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';

@@ -83,7 +83,7 @@ afterAll(async () => {
 
 describe('a team job killed with SIGKILL at random points', () => {
   it('is what an uninterrupted job would be: a passed panel, three agents, six commits on the integration branch', () => {
-    expect(reference.result).toMatchObject({ status: 'passed', integrated: true, review: { verdict: 'pass', passes: 1 } });
+    expect(reference.result).toMatchObject({ status: 'complete', integrated: true, review: { verdict: 'pass', passes: 1 } });
     expect(reference.commits['roundtable/crash-job/integration']).toHaveLength(6);
     for (const name of AGENTS) expect(reference.commits[`roundtable/crash-job/agent/${name}`]).toHaveLength(1);
   });

@@ -68,7 +68,7 @@ describe('a job refuses a ref it did not make (REF_EXISTS), before making anythi
     expect(calls).toEqual([]);
     // Without the integration the job makes no integration branch, so that one is not in its way.
     const alone = await team({ task: 'T.', repository: repo.dir, integrate: false, agents: [writer('a', calls)] }).run({ storage, runId: 'pre' });
-    expect(alone.status).toBe('passed');
+    expect(alone.status).toBe('complete');
     expect((await refsOf(repo))['refs/heads/roundtable/pre/integration']).toBe(before['refs/heads/roundtable/pre/integration']);
   });
 });
@@ -102,7 +102,7 @@ describe('after a crash, a job moves its own refs only from where it left them',
 
     await repo.git(['update-ref', '-d', ref]);
     const done = await resumeToEnd(job, storage, 'again');
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
     expect(calls).toEqual(['a', 'a', 'b']);
     expect(await commitMarks(repo, done.agents[0]!.commit!)).toEqual({ parents: waiting.startCommit, run: 'again', job: waiting.jobId, agent: 'a' });
     expect(await repo.git(['rev-parse', ref])).toBe(done.agents[0]!.commit);
@@ -135,7 +135,7 @@ describe('after a crash, a job moves its own refs only from where it left them',
     await repo.git(['commit', '--quiet', '-m', 'More on a'], workspace);
     const built = await repo.git(['rev-parse', 'roundtable/settled/agent/a']);
     const done = await resumeToEnd(team(config), storage, 'settled');
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
     expect(calls).toEqual(['a', 'b', 'b']);
     expect(await repo.git(['rev-parse', 'roundtable/settled/agent/a'])).toBe(built);
     expect(done.integration!.merged).toEqual(['a', 'b']);

@@ -64,7 +64,7 @@ describe('team(config): two agents, integration', () => {
     const storage = createMemoryStorage();
     const result = await job.run({ storage, runId: 'job-1' });
 
-    expect(result.status).toBe('passed');
+    expect(result.status).toBe('complete');
     expect(result.failure).toBeNull();
     expect(result.integrated).toBe(true);
     expect(result.startCommit).toBe(before.head);
@@ -204,7 +204,7 @@ describe('team(config): two agents, integration', () => {
       repository: repo.dir,
       agents: [{ name: 'reader', role: 'r', brief: 'b', run: () => ({ status: 'pass', summary: 'Nothing to do.' }) }, writer('w', 'w.txt', 'w\n')],
     }).run({ storage: createMemoryStorage(), runId: 'noop' });
-    expect(result.status).toBe('passed');
+    expect(result.status).toBe('complete');
     expect(result.agents[0]).toMatchObject({ outcome: 'pass', commit: null, data: null });
     expect(result.integration!.merged).toEqual(['w']);
   });
@@ -215,7 +215,7 @@ describe('team(config): two agents, integration', () => {
       storage: createMemoryStorage(),
       runId: 'no-merge',
     });
-    expect(result).toMatchObject({ status: 'passed', integrated: false, integration: null, review: null });
+    expect(result).toMatchObject({ status: 'complete', integrated: false, integration: null, review: null });
     expect(await repo.git(['branch', '--list', 'roundtable/no-merge/integration'])).toBe('');
     expect(result.agents[0]!.commit).toBe(await repo.git(['rev-parse', 'roundtable/no-merge/agent/a']));
   });
@@ -266,7 +266,7 @@ describe('team(config): review', () => {
       agents: [writer('a', 'a.txt', 'alpha\n'), writer('b', 'b.txt', 'beta\n')],
       review: { kind: 'panel', threshold: 2, reviewers: [reviewer('r1', 'pass', seen), reviewer('r2', 'fail', seen), reviewer('r3', 'pass', seen)] },
     }).run({ storage: createMemoryStorage(), runId: 'panel-2of3' });
-    expect(result.status).toBe('passed');
+    expect(result.status).toBe('complete');
     expect(result.review).toEqual({
       kind: 'panel',
       verdict: 'pass',
@@ -340,7 +340,7 @@ describe('team(config): review', () => {
     expect(await streamHead(storage, 'cb-yes')).toBe(head);
 
     const done = await team(config).resume({ storage, runId: 'cb-yes', position: 'review', value: { approved: true, note: 'Looks right.' } });
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
     expect(done.review).toEqual({
       kind: 'callback',
       verdict: 'pass',
@@ -394,7 +394,7 @@ describe('team(config): recovery', () => {
     const waiting = await team(config).run({ storage, runId: 'cut' });
     expect(waiting).toMatchObject({ status: 'waiting', waiting: ['agent/flaky'], agents: [{ outcome: null }] });
     const done = await team(config).resume({ storage, runId: 'cut', position: 'agent/flaky' });
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
     expect(runs).toBe(2);
     expect(await repo.git(['show', `${done.integration!.commit}:done.txt`])).toBe('done');
 
@@ -426,7 +426,7 @@ describe('team(config): recovery', () => {
     await expect(team(config2).run({ storage: storage2, runId: 'lost', signal: controller2.signal })).rejects.toMatchObject({ code: 'ABORTED' });
     await rm(workspace, { recursive: true, force: true });
     const rebuilt = await team(config2).resume({ storage: storage2, runId: 'lost', position: 'agent/lost' });
-    expect(rebuilt.status).toBe('passed');
+    expect(rebuilt.status).toBe('complete');
     expect(existsSync(join(workspace, 'lost.txt'))).toBe(true);
   });
 
@@ -444,7 +444,7 @@ describe('team(config): recovery', () => {
     expect(waiting.waiting).toEqual(['agent/once']);
     const done = await team(config).resume({ storage: backing, runId: 'once', position: 'agent/once' });
     expect(calls).toHaveLength(1);
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
     expect(done.agents[0]).toMatchObject({ outcome: 'pass', commit: committed, summary: 'once wrote once.txt', data: { file: 'once.txt' } });
     const start = done.startCommit;
     expect(await repo.git(['rev-list', '--count', `${start}..roundtable/once/agent/once`])).toBe('1');
@@ -484,7 +484,7 @@ describe('team(config): recovery', () => {
     expect(paused).toMatchObject({ status: 'paused', pause: { position: 'agent/careful', request: { kind: 'reconcile-attempt' } } });
     expect(runs).toBe(1);
     const done = await team(config).resume({ storage, runId: 'careful', position: 'agent/careful' });
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
     expect(runs).toBe(2);
   });
 
@@ -501,6 +501,6 @@ describe('team(config): recovery', () => {
     await repo.git(['branch', '-D', 'roundtable']);
     const waiting = await team(config).run({ storage, runId: 'blocked' });
     const done = await team(config).resume({ storage, runId: 'blocked', position: waiting.waiting[0]! });
-    expect(done.status).toBe('passed');
+    expect(done.status).toBe('complete');
   });
 });

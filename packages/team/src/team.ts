@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, compileGraph, foldStream } from '@roundtable/graph';
-import type { CompiledGraph, GraphDefinition, RunRecordFolder, StoredRunDefinition } from '@roundtable/graph';
-import { createGraphExecutor, loadRunDefinition } from '@roundtable/scheduler';
+import { GraphExecutionError, compileGraph, foldStream, isGraphExecutionError, nextStep, openStoredRun, runStatusOf, storedGraphMismatch } from '@roundtable/graph';
+import type { CompiledGraph, GraphDefinition, GraphType, RunRecordFolder, RunStatus, StoredRun, StoredRunDefinition } from '@roundtable/graph';
+import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { TeamError, TeamJobFailureCodes, configError } from './errors.js';
@@ -48,12 +48,13 @@ export interface TeamResumeOptions extends TeamRunOptions {
 export interface TeamJobResult extends TeamJobReport {
   readonly runId: string;
   /**
-   * `passed`: every agent passed, the branches were merged (unless `integrate` is false) and the
-   * review passed; `failed`: see `failure`; `paused`: see `pause` (a callback review, or an
-   * attempt to reconcile after a crash); `waiting`: attempts a stopped process left unfinished,
-   * `resume` each of `waiting`; `cancelled`: see `cancel` (`cancelRun`, SPEC 20).
+   * The run status of graph's one vocabulary (`RunStatus`): `complete`: every agent passed, the
+   * branches were merged (unless `integrate` is false) and the review passed; `failed`: see
+   * `failure`; `paused`: see `pause` (a callback review, or an attempt to reconcile after a
+   * crash); `waiting`: attempts a stopped process left unfinished, `resume` each of `waiting`;
+   * `cancelled`: see `cancel` (`cancelRun`, SPEC 20).
    */
-  readonly status: 'passed' | 'failed' | 'paused' | 'waiting' | 'cancelled';
+  readonly status: Exclude<RunStatus, 'running'>;
   /** Why the job failed: `code` is one of `TeamJobFailureCodes`; `agents` names the agents at fault. */
   readonly failure: { readonly code: string; readonly message: string; readonly agents: readonly string[] } | null;
   readonly pause: { readonly position: string | null; readonly reason: string; readonly request: Json } | null;
@@ -126,11 +127,25 @@ function refsToMake(plan: TeamJobPlan, state: TeamJobState): string[] {
   return branches.map((branch) => `refs/heads/${branch}`);
 }
 
-/** Whether continuing the folded job runs anything (so the repository must be there). */
+/** Whether continuing the folded job runs anything (so the repository must be there): it starts, or dispatches a batch. */
 function hasWorkToDo(graph: CompiledGraph<TeamJobState>, folder: RunRecordFolder<TeamJobState>): boolean {
-  if (folder.revision === 0) return true;
-  if (folder.openAttempts().length > 0) return false;
-  return graph.decide(folder.state)[0]?.kind === 'dispatch';
+  const step = nextStep(graph, folder);
+  return step.kind === 'start' || step.kind === 'dispatch';
+}
+
+/**
+ * The stored job opened with its stored definition, or null when the run has no events. A run
+ * of another graph type holds no team job: STORED_GRAPH_MISMATCH.
+ */
+async function openStoredJob(storage: RunStorage, runId: string): Promise<StoredRun | null> {
+  try {
+    return await openStoredRun(storage, runId, { types: [teamJobGraphType as unknown as GraphType<unknown>] });
+  } catch (error) {
+    if (isGraphExecutionError(error, 'RUN_NOT_FOUND')) return null;
+    if (!isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) throw error;
+    const { kind, typeVersion } = error.details as { kind: string; typeVersion: number };
+    throw new GraphExecutionError('STORED_GRAPH_MISMATCH', `Run ${runId} holds a ${kind} graph v${typeVersion}, not a team job.`, { details: { stored: { kind, typeVersion } }, cause: error });
+  }
 }
 
 function failureAgents(code: string, report: TeamJobReport): string[] {
@@ -141,18 +156,18 @@ function failureAgents(code: string, report: TeamJobReport): string[] {
 
 function jobResult(runId: string, plan: TeamJobPlan, state: TeamJobState, outcome: GraphRunResult): TeamJobResult {
   const report = teamJobReport(plan, state);
-  const base = { runId, ...report, failure: null, pause: null, waiting: [] as string[], cancel: null };
+  const base = { runId, ...report, status: runStatusOf(outcome) as TeamJobResult['status'], failure: null, pause: null, waiting: [] as string[], cancel: null };
   switch (outcome.kind) {
     case 'complete':
-      return { ...base, status: 'passed' };
+      return base;
     case 'fail':
-      return { ...base, status: 'failed', failure: { code: outcome.code, message: outcome.message, agents: failureAgents(outcome.code, report) } };
+      return { ...base, failure: { code: outcome.code, message: outcome.message, agents: failureAgents(outcome.code, report) } };
     case 'pause':
-      return { ...base, status: 'paused', pause: { position: outcome.position, reason: outcome.reason, request: outcome.request } };
+      return { ...base, pause: { position: outcome.position, reason: outcome.reason, request: outcome.request } };
     case 'waiting':
-      return { ...base, status: 'waiting', waiting: [...outcome.positions] };
+      return { ...base, waiting: [...outcome.positions] };
     case 'cancelled':
-      return { ...base, status: 'cancelled', cancel: { reason: outcome.reason, revision: outcome.revision } };
+      return { ...base, cancel: { reason: outcome.reason, revision: outcome.revision } };
   }
 }
 
@@ -162,7 +177,8 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
   if (typeof storage?.read !== 'function' || typeof storage.append !== 'function') throw configError('/storage', 'storage must be a RunStorage.');
   const session = new JobSession(config, runId, options.signal);
   try {
-    const stored = await loadRunDefinition(storage, runId);
+    const opened = await openStoredJob(storage, runId);
+    const stored = opened?.stored ?? null;
     if (stored === null && resume !== null) {
       throw new GraphExecutionError('PROTOCOL', `Run ${runId} holds no team job to resume.`, { details: { position: resume.position } });
     }
@@ -170,7 +186,9 @@ async function runJob(config: ResolvedTeamConfig, options: TeamRunOptions, resum
     const job = stored === null ? { runId, jobId: randomUUID(), startCommit: (await session.repository()).head } : storedIdentity(stored, runId);
     const graph = compileGraph(teamJobGraphType, teamJobDefinition(config, job));
     const plan = planTeamJob(graph.definition.value);
-    const folder = await foldStream(storage, runId, { graph });
+    const mismatch = stored === null ? null : storedGraphMismatch(stored, graph);
+    if (mismatch !== null) throw mismatch;
+    const folder = (opened?.folder as RunRecordFolder<TeamJobState> | undefined) ?? (await foldStream(storage, runId, { graph }));
 
     if (resume !== null && resume.position === plan.callback) {
       if (!ReviewAnswerSchema.safeParse(resume.value).success) {

@@ -176,7 +176,7 @@ describe('workspaceRoot', () => {
       await expect(inside.run({ storage, runId: 'inside' })).rejects.toSatisfy((error: unknown) => isTeamError(error, 'TEAM_CONFIG'));
       expect(await storage.head('inside')).toBe(0);
       const result = await team({ task: 'T.', repository: repo.dir, agents: [agent('a')], workspaceRoot: outside }).run({ storage, runId: 'outside' });
-      expect(result.status).toBe('passed');
+      expect(result.status).toBe('complete');
       expect(existsSync(join(outside, 'outside', 'agent', 'a', '.git'))).toBe(true);
       expect(existsSync(join(outside, 'outside', 'integration', '.git'))).toBe(true);
       expect(await repo.git(['status', '--porcelain'])).toBe('');

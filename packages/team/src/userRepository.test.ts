@@ -58,7 +58,7 @@ describe("the user's repository", () => {
         },
       ],
     }).run({ storage: createMemoryStorage(), runId: 'dirty' });
-    expect(result.status).toBe('passed');
+    expect(result.status).toBe('complete');
     expect(seen).toEqual(['# Scratch\n\nA project.\n']);
     expect(await repo.git(['status', '--porcelain', '--untracked-files=all'])).toBe(status);
     expect(await repo.git(['rev-parse', 'HEAD'])).toBe(head);
@@ -71,7 +71,7 @@ describe("the user's repository", () => {
     const head = await repo.git(['rev-parse', 'HEAD']);
     await repo.git(['checkout', '--quiet', '--detach', 'HEAD']);
     const result = await team({ task: 'T.', repository: join(repo.dir, 'src'), agents: [writer('a', 'a.txt')] }).run({ storage: createMemoryStorage(), runId: 'detached' });
-    expect(result).toMatchObject({ status: 'passed', startCommit: head, integrated: true });
+    expect(result).toMatchObject({ status: 'complete', startCommit: head, integrated: true });
     expect(await repo.git(['rev-parse', 'HEAD'])).toBe(head);
     expect(await repo.git(['symbolic-ref', '--quiet', 'HEAD']).catch(() => 'detached')).toBe('detached');
   });
@@ -100,7 +100,7 @@ describe("the user's repository", () => {
         storage: createMemoryStorage(),
         runId: 'configured',
       });
-      expect(result.status).toBe('passed');
+      expect(result.status).toBe('complete');
       expect(result.integration!.merged).toEqual(['a', 'b']);
     } finally {
       for (const [key, value] of Object.entries(saved)) {

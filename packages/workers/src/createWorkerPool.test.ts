@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileGraph, isGraphExecutionError, teamGraphType } from '@roundtable/graph';
+import { RunStatuses, compileGraph, isGraphExecutionError, runStatusOf, teamGraphType } from '@roundtable/graph';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { newEvent } from '@roundtable/test-utils';
@@ -44,6 +44,8 @@ async function pool(options: { waitMs?: number; concurrency?: number; nodes?: Re
 async function settled(runId: string, done = (kind: string) => kind !== 'waiting'): Promise<Awaited<ReturnType<RunClient['runStatus']>>> {
   for (;;) {
     const status = await client.runStatus({ runId });
+    // Every status read here names the run's status in graph's one vocabulary, or says it is stuck.
+    expect(status.kind === 'stuck' || RunStatuses.includes(runStatusOf(status))).toBe(true);
     if (done(status.kind)) return status;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), 200);
@@ -199,6 +201,7 @@ describe('one pool', () => {
     await client.submitRun({ runId: 'approval', graph });
     const paused = await settled('approval');
     expect(paused).toMatchObject({ kind: 'pause', reason: 'needs approval', position: 'team/shipper/1', request: { ask: 'ship?' } });
+    expect(paused.kind !== 'stuck' && runStatusOf(paused)).toBe('paused');
     // Nothing moves on its own.
     expect(await client.runStatus({ runId: 'approval' })).toEqual(paused);
     const notPaused = await rejection(client.resumeRun({ runId: 'approval', position: 'team/shipper/2', value: 'yes' }));

@@ -3,6 +3,7 @@ import type { PostgresStorage } from '@roundtable/storage-postgres';
 import type { GraphRunResult } from '@roundtable/scheduler';
 import { JobQueue, wakeChannel } from './jobQueue.js';
 import type { HeldJob } from './jobQueue.js';
+import { RunExecutors } from './runExecutors.js';
 import { runStep } from './runStep.js';
 import { resolveTeams } from './teams.js';
 import type { ResolvedTeam, WorkerTeam } from './teams.js';
@@ -85,6 +86,7 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
   });
   for (const name of teams.keys()) await queue.ensureQueue(name);
 
+  const executors = new RunExecutors(storage);
   const counts = { jobs: 0, attemptsStarted: 0, outcomesRecorded: 0, refused: 0, leasesLost: 0, errors: 0 };
   let lastError: string | null = null;
   const running = new Set<Promise<void>>();
@@ -108,16 +110,19 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       );
     }, Math.max(250, Math.floor(leaseMs / 3)));
     try {
-      const step = await runStep({ storage, runId: job.data.runId, graph: team.graph, nodes: team.nodes, position: job.data.position, ...(job.data.resume === undefined ? {} : { resume: job.data.resume }) });
+      const executor = await executors.open(job.data.runId, team);
+      const step = await runStep({ executor, position: job.data.position, ...(job.data.resume === undefined ? {} : { resume: job.data.resume }) });
       if (step.started) counts.attemptsStarted++;
       if (step.recorded) counts.outcomesRecorded++;
       if (step.refused) counts.refused++;
       // Jobs are idempotent per position: sending what may already be queued is harmless.
       await queue.send(team.queue, connection.namespace, step.next.map((position) => ({ runId: job.data.runId, position })));
       if (lost || !(await queue.complete(job))) counts.leasesLost++;
+      // The run ended or paused (a status neither running nor waiting): say so once, from the step that wrote it.
       const result = step.result;
-      if (result !== null && result.kind !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
+      if (result !== null && step.status !== 'running' && step.status !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
     } catch (error) {
+      executors.drop(job.data.runId);
       counts.errors++;
       const failure = stepFailure(error);
       lastError = `${failure.code}: ${failure.message}`;

@@ -1,12 +1,11 @@
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, compileGraph, teamGraphType } from '@roundtable/graph';
-import type { GraphType } from '@roundtable/graph';
+import { nextStep, openStoredRun, teamGraphType } from '@roundtable/graph';
+import type { GraphType, StoredRun } from '@roundtable/graph';
 import { answerPause, createGraphExecutor, isGraphExecutionError, loadRunDefinition } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
-import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
 import { JobQueue } from './jobQueue.js';
 import type { QueuedError } from './jobQueue.js';
 import { queueName } from './teams.js';
@@ -66,7 +65,7 @@ export interface RunClient {
   close(): Promise<void>;
 }
 
-/** Bindings that are never called: client-side executors here stop before any attempt. */
+/** Bindings that are never called: a client's executor only starts runs. */
 function unusedBindings(graph: AnyCompiledGraph): Record<string, NodeBinding> {
   return Object.fromEntries(
     graph.definition.value.nodes.map((node) => [
@@ -113,13 +112,8 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
       assertOpen();
       if (typeof graph !== 'object' || graph === null || typeof graph.definition?.digest !== 'string') throw badOption('submitRun: graph must be a compiled graph.');
       // Writes graph:run-started (or finds the same run there: STORED_GRAPH_MISMATCH for another graph), nothing more.
-      const guard = guardStorage(storage, (event) => event.type === GraphEventTypes.RUN_STARTED);
-      const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
-      try {
-        await executor.run();
-      } catch (error) {
-        if (!isStepBoundary(error)) throw error;
-      }
+      const executor = await createGraphExecutor({ runId, graph, storage, nodes: unusedBindings(graph) });
+      await executor.start();
       // The first job is the same job for the same run: submitting twice queues it once.
       await jobs.send(queueName(graph.definition.digest, storageSchema, connection.namespace), connection.namespace, [{ runId, position: null }]);
       return { runId, digest: graph.definition.digest };
@@ -156,29 +150,30 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
     async runStatus({ runId, graphTypes = [teamGraphType as unknown as GraphType<unknown>] }) {
       assertOpen();
       const stored = await storedRun(storage, runId);
-      const type = graphTypes.find((candidate) => candidate.kind === stored.kind && candidate.version === stored.typeVersion);
-      if (type === undefined) {
-        throw new WorkersError('UNKNOWN_GRAPH_TYPE', `Run ${runId} was written by graph type ${stored.kind} v${stored.typeVersion}, which runStatus was not given.`, {
-          details: { runId, kind: stored.kind, typeVersion: stored.typeVersion },
-        });
-      }
-      const graph = compileGraph(type, stored.value as unknown as Parameters<typeof compileGraph>[1]);
       const errors = () => jobs.lastErrors(queueName(stored.digest, storageSchema, connection.namespace), runId);
-      // A fresh executor that may write nothing: it reports complete, fail, pause or waiting as
-      // it finds them; where it would dispatch the next batch, the run is waiting for it.
-      const guard = guardStorage(storage, () => false);
-      let result: GraphRunResult;
+      let run: StoredRun;
       try {
-        const executor = await createGraphExecutor({ runId, graph, storage: guard.storage, nodes: unusedBindings(graph) });
-        result = await executor.run();
+        run = await openStoredRun(storage, runId, { types: graphTypes });
       } catch (error) {
+        if (isGraphExecutionError(error, 'UNKNOWN_GRAPH_TYPE')) {
+          throw new WorkersError('UNKNOWN_GRAPH_TYPE', `Run ${runId} was written by graph type ${stored.kind} v${stored.typeVersion}, which runStatus was not given.`, {
+            details: { runId, kind: stored.kind, typeVersion: stored.typeVersion },
+          });
+        }
         // A record that cannot be folded: no step of the run can go on until it is repaired.
         if (isGraphExecutionError(error, 'INVALID_EVENT')) return stuckRun(error.code, error.message, await errors());
-        if (!isStepBoundary(error)) throw error;
-        // Where it would dispatch the next batch, or start ready work (SPEC 20), the run waits for those positions.
-        const positions = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED || event.type === GraphEventTypes.NODE_ATTEMPT_STARTED).map((event) => positionOf(event)!);
-        result = { kind: 'waiting', positions };
+        throw error;
       }
+      // What a fresh executor reports, writing nothing: where it would dispatch the next batch, the run is waiting for it.
+      const step = nextStep(run.graph, run.folder);
+      const result: GraphRunResult =
+        step.kind === 'attempts'
+          ? { kind: 'waiting', positions: step.positions }
+          : step.kind === 'dispatch'
+            ? { kind: 'waiting', positions: step.batch.map((command) => command.position) }
+            : step.kind === 'start'
+              ? { kind: 'waiting', positions: [] }
+              : step;
       if (result.kind !== 'waiting') return result;
       // Waiting, and a job of the run failed and waits for its retry: stuck until it succeeds.
       const failed = await errors();

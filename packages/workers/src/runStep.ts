@@ -1,17 +1,14 @@
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes } from '@roundtable/graph';
-import { createGraphExecutor, isGraphExecutionError } from '@roundtable/scheduler';
-import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
-import type { NewEvent, RunStorage } from '@roundtable/storage';
-import { guardStorage, isStepBoundary, positionOf } from './guardedStorage.js';
-import type { AnyCompiledGraph } from './teams.js';
+import { GraphEventTypes, runStatusOf } from '@roundtable/graph';
+import type { NextStep, RunStatus } from '@roundtable/graph';
+import { isGraphExecutionError } from '@roundtable/scheduler';
+import type { GraphExecutor, GraphRunResult, StepReport } from '@roundtable/scheduler';
+import type { NewEvent } from '@roundtable/storage';
 
-/** One job's work on a run: run (or recover, or resume) one position, then take the run as far as the next dispatch. */
+/** One job's work on a run: run (or recover, or answer) one position, then take the run as far as the next dispatch. */
 export interface StepRequest {
-  readonly storage: RunStorage;
-  readonly runId: string;
-  readonly graph: AnyCompiledGraph;
-  readonly nodes: Readonly<Record<string, NodeBinding>>;
+  /** The run's executor, folded up to its record (`RunExecutors`). */
+  readonly executor: GraphExecutor;
   /** The position this step owns, or null to only start the run or dispatch its next batch. */
   readonly position: string | null;
   /** Present for a job queued with its answer (by an earlier `resumeRun`): the value to answer the paused position with. */
@@ -20,84 +17,74 @@ export interface StepRequest {
 }
 
 export interface StepResult {
-  /** The run's result when the step ended at one (complete, fail, pause, waiting); null when it stopped at another step's boundary. */
+  /** The run's result when the step ended at one (complete, fail, pause, waiting); null when it dispatched a batch for other steps. */
   readonly result: GraphRunResult | null;
+  /** How the run stands after the step, in graph's one vocabulary (`running` once it dispatched a batch). */
+  readonly status: RunStatus;
   /** Open positions that need a job: those dispatched by this step, or still waiting. */
   readonly next: readonly string[];
   /** True when this step wrote an attempt start for its position. */
   readonly started: boolean;
   /** True when this step wrote an outcome (completed, failed, paused) for its position. */
   readonly recorded: boolean;
-  /** True when the storage refused this step's outcome (REVISION_CONFLICT) because another worker had moved the position on. */
+  /** True when this step's outcome was not written because another worker had moved the position on. */
   readonly refused: boolean;
   /** How many events the step wrote. */
   readonly written: number;
 }
 
-// SPEC 11.4's event: a failed attempt that the binding retries (attempt + 1 follows).
-const NODE_RETRIED = 'graph:node-retried';
 const OUTCOMES = new Set<string>([GraphEventTypes.NODE_COMPLETED, GraphEventTypes.NODE_FAILED, GraphEventTypes.NODE_PAUSED]);
 
-/** What the job should do with its position, from the last recorded event about it. */
-function plan(lastType: string | null, resume: StepRequest['resume']): 'resume' | 'advance' {
-  switch (lastType) {
-    case GraphEventTypes.NODE_DISPATCHED:
-    case GraphEventTypes.NODE_ATTEMPT_STARTED: // its worker's lease ran out: recover it (retrySafe, or reconcile)
-    case NODE_RETRIED:
-    case GraphEventTypes.NODE_RESUMED:
-      return 'resume';
-    case GraphEventTypes.NODE_PAUSED:
-      return resume === undefined ? 'advance' : 'resume';
+/**
+ * Takes one step of a stored run with the executor's step API: `runAttempt` for a position (a
+ * job queued with an answer answers only the pause it finds), `advance` for the job without
+ * one. The exactly-once fence is the executor's append at the expected revision: if another
+ * worker moved the position on, this step writes nothing for it.
+ */
+export async function runStep(request: StepRequest): Promise<StepResult> {
+  const { executor, position } = request;
+  const signal = request.signal === undefined ? {} : { signal: request.signal };
+  let report: StepReport;
+  if (position === null) report = await executor.advance(signal);
+  else {
+    try {
+      report = await executor.runAttempt(position, { ...signal, ...(request.resume === undefined ? {} : { answer: request.resume }) });
+    } catch (error) {
+      // Another worker answered the position since the record was read, or the run was
+      // cancelled (the answer is the step's first write, so nothing was written): only move the run on.
+      if (!(isGraphExecutionError(error, 'PROTOCOL') || isGraphExecutionError(error, 'STALE_ANSWER') || isGraphExecutionError(error, 'RUN_ENDED'))) throw error;
+      report = await executor.advance(signal);
+    }
+  }
+  const ours = (event: NewEvent) => position !== null && positionOf(event) === position;
+  const dispatched = report.written.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
+  const result = dispatched.length > 0 ? null : runResult(report.next);
+  const waiting = result?.kind === 'waiting' ? result.positions : [];
+  const recorded = report.written.some((event) => ours(event) && OUTCOMES.has(event.type));
+  return {
+    result,
+    status: result === null ? 'running' : runStatusOf(result),
+    next: [...new Set([...dispatched, ...waiting])].filter((next) => next !== position || result?.kind === 'waiting'),
+    started: report.written.some((event) => ours(event) && event.type === GraphEventTypes.NODE_ATTEMPT_STARTED),
+    recorded,
+    refused: !recorded && report.superseded,
+    written: report.written.length,
+  };
+}
+
+/** The result a step ends at: the run's end, or `waiting` for its open attempts; null before the next dispatch. */
+function runResult(next: NextStep): GraphRunResult | null {
+  switch (next.kind) {
+    case 'attempts':
+      return { kind: 'waiting', positions: next.positions };
+    case 'start':
+    case 'dispatch':
+      return null;
     default:
-      return 'advance'; // finished, or not dispatched: only move the run on
+      return next;
   }
 }
 
-/**
- * Takes one step of a stored run with the stored executor itself (so every rule of the
- * executor applies unchanged), over a storage that lets the step write only run-started,
- * dispatch batches and events about its own position. The exactly-once fence is the
- * executor's append at the expected revision: if another worker moved the position on, this
- * step writes nothing for it.
- */
-export async function runStep(request: StepRequest): Promise<StepResult> {
-  const { position } = request;
-  const allowed = new Set<string>([GraphEventTypes.RUN_STARTED, GraphEventTypes.NODE_DISPATCHED]);
-  const guard = guardStorage(request.storage, (event) => allowed.has(event.type) || (position !== null && positionOf(event) === position));
-  const executor = await createGraphExecutor({ runId: request.runId, graph: request.graph, storage: guard.storage, nodes: request.nodes });
-  let result: GraphRunResult | null = null;
-  try {
-    const action = position === null ? 'advance' : plan(guard.lastTypeOf(position), request.resume);
-    if (action === 'resume' && position !== null) {
-      // A job queued with a value (by a client before `resumeRun` wrote its own answer) answers
-      // only the pause it was queued for; any other job recovers or starts the position.
-      const answer = request.resume !== undefined && guard.lastTypeOf(position) === GraphEventTypes.NODE_PAUSED ? { value: request.resume.value } : {};
-      try {
-        result = await executor.resume(position, { ...answer, ...(request.signal === undefined ? {} : { signal: request.signal }) });
-      } catch (error) {
-        // Another worker answered or finished the position since the record was read: only move the run on.
-        if (!(isGraphExecutionError(error, 'PROTOCOL') || isGraphExecutionError(error, 'STALE_ANSWER')) || guard.written.length > 0) throw error;
-        result = await executor.run(request.signal);
-      }
-    } else {
-      result = await executor.run(request.signal);
-    }
-  } catch (error) {
-    if (!isStepBoundary(error)) throw error;
-  }
-  const ours = (event: NewEvent) => position !== null && positionOf(event) === position;
-  const dispatched = guard.written.filter((event) => event.type === GraphEventTypes.NODE_DISPATCHED).map((event) => positionOf(event)!);
-  // Ready work of other positions (SPEC 20: dispatched and never started, answered, retried) that
-  // the executor went on to start, refused here: each needs a job of its own.
-  const ready = guard.refused.filter((event) => event.type === GraphEventTypes.NODE_ATTEMPT_STARTED && !ours(event)).map((event) => positionOf(event)!);
-  const waiting = [...(result?.kind === 'waiting' ? result.positions : []), ...ready];
-  const recorded = guard.written.some((event) => ours(event) && OUTCOMES.has(event.type));
-  return {
-    result,
-    next: [...new Set([...dispatched, ...waiting])].filter((next) => next !== position || result?.kind === 'waiting'),
-    started: guard.written.some((event) => ours(event) && event.type === GraphEventTypes.NODE_ATTEMPT_STARTED),
-    recorded,
-    refused: !recorded && guard.conflicted.some((event) => ours(event) && OUTCOMES.has(event.type)),
-    written: guard.written.length,
-  };
+function positionOf(event: NewEvent): string | null {
+  return (event.payload as { position?: string }).position ?? null;
 }

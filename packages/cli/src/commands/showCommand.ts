@@ -6,18 +6,19 @@ import { printableJson } from '../printable.js';
 import { readRun } from '../readRun.js';
 import type { AttemptRecord, RunReport } from '../runInspector.js';
 
-function outcomeText(attempt: AttemptRecord): string {
-  switch (attempt.outcome) {
+function statusText(attempt: AttemptRecord): string {
+  switch (attempt.status) {
     case 'failed':
-    case 'refused':
     case 'retried':
-      return `${attempt.outcome} ${safe(attempt.code ?? '?')}`;
+      return `${attempt.status} ${safe(attempt.code ?? '?')}`;
     case 'paused':
       return `paused: ${safe(attempt.reason ?? '')}`;
-    case 'not-started':
-      return attempt.startedAt === null && attempt.revisions.length > 1 ? 'resumed, not restarted' : 'dispatched, not started';
+    case 'dispatched':
+      return 'dispatched, not started';
+    case 'resumed':
+      return attempt.startedAt === null ? 'resumed, not restarted' : 'resumed after its process stopped';
     default:
-      return attempt.outcome;
+      return attempt.status;
   }
 }
 
@@ -39,14 +40,14 @@ export function showText(report: RunReport): string {
       safe(attempt.position),
       safe(attempt.nodeId),
       attempt.attempt === 0 ? '-' : String(attempt.attempt),
-      outcomeText(attempt),
+      statusText(attempt),
       formatDuration(attempt.durationMs),
       postsText(attempt),
     ]);
-    lines.push(table(['POSITION', 'MEMBER', 'ATTEMPT', 'OUTCOME', 'DURATION', 'POSTS'], rows));
+    lines.push(table(['POSITION', 'MEMBER', 'ATTEMPT', 'STATUS', 'DURATION', 'POSTS'], rows));
     // Why each retry happened: a reason is too long for a table cell.
     for (const attempt of report.attempts) {
-      if (attempt.outcome === 'retried') lines.push(`  ${safe(attempt.position)} attempt ${attempt.attempt} retried: ${safe(attempt.code ?? '?')}: ${safe(attempt.message ?? '')}`);
+      if (attempt.status === 'retried') lines.push(`  ${safe(attempt.position)} attempt ${attempt.attempt} retried: ${safe(attempt.code ?? '?')}: ${safe(attempt.message ?? '')}`);
     }
   }
   lines.push('', `Outcome: ${safe(report.status.text)}`);
@@ -65,7 +66,7 @@ export function showText(report: RunReport): string {
   if (status.kind === 'paused') lines.push(`  at ${safe(status.positions?.[0] ?? '?')}, request ${safeJson(status.request ?? null)}`);
   if (status.kind === 'cancelled') lines.push(`  reason: ${safe(status.reason ?? '')}`);
   if (status.kind === 'waiting') lines.push(`  attempts without an outcome (running elsewhere, or their process stopped): ${status.positions?.map(safe).join(', ')}`);
-  if (status.kind === 'in-flight') lines.push(`  next: ${status.positions?.map(safe).join(', ')}`);
+  if (status.kind === 'running') lines.push(`  next: ${status.positions?.map(safe).join(', ')}`);
   if (report.problem !== null) lines.push(`  at revision ${report.problem.revision}: ${safe(report.problem.code)}: ${safe(report.problem.message)}`);
   return lines.join('\n');
 }

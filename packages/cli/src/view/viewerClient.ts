@@ -98,13 +98,13 @@ async function renderRuns(): Promise<void> {
 }
 
 function attemptBox(attempt: AttemptRecord): HTMLElement {
-  const outcome = attempt.code === null ? attempt.outcome : `${attempt.outcome} ${attempt.code}`;
+  const status = attempt.code === null ? attempt.status : `${attempt.status} ${attempt.code}`;
   const posts = attempt.posts.map((post) => `${escapeField(post.roomId)}${post.mentions.map((mention) => ` @${escapeField(mention)}`).join('')}`).join('; ');
   return el(
     'div',
-    { className: `attempt outcome-${attempt.outcome}`, 'data-position': attempt.position, 'data-outcome': attempt.outcome, title: escapeField(attempt.message ?? attempt.reason ?? '') },
+    { className: `attempt attempt-${attempt.status}`, 'data-position': attempt.position, 'data-status': attempt.status, title: escapeField(attempt.message ?? attempt.reason ?? '') },
     el('div', { className: 'position mono' }, escapeField(attempt.position), attempt.attempt > 0 ? ` #${attempt.attempt}` : ''),
-    el('div', { className: 'outcome' }, escapeField(outcome), attempt.outcome === 'paused' ? `: ${escapeField(attempt.reason ?? '')}` : '', attempt.durationMs === null ? '' : ` · ${formatDuration(attempt.durationMs)}`),
+    el('div', { className: 'outcome' }, escapeField(status), attempt.status === 'paused' ? `: ${escapeField(attempt.reason ?? '')}` : '', attempt.durationMs === null ? '' : ` · ${formatDuration(attempt.durationMs)}`),
     posts === '' ? null : el('div', { className: 'posts' }, `→ ${posts}`),
   );
 }
@@ -128,7 +128,8 @@ function lanes(report: RunReport): HTMLElement {
 function openAttempts(report: RunReport): Child {
   const latest = new Map<string, AttemptRecord>();
   for (const attempt of report.attempts) latest.set(attempt.position, attempt);
-  const open = [...latest.values()].filter((attempt) => attempt.outcome === 'paused' || attempt.outcome === 'in-flight' || attempt.outcome === 'not-started');
+  // A position's latest attempt is open unless it completed, failed or was retried (a retry or a resume opens the next one).
+  const open = [...latest.values()].filter((attempt) => attempt.status === 'paused' || attempt.status === 'started' || attempt.status === 'dispatched' || attempt.status === 'resumed');
   if (open.length === 0) return el('p', { className: 'muted' }, 'No attempt is paused or waiting.');
   return open.map((attempt) =>
     el(
@@ -139,13 +140,15 @@ function openAttempts(report: RunReport): Child {
         null,
         el('strong', { className: 'mono' }, escapeField(attempt.position)),
         ` (${escapeField(attempt.nodeId)}): `,
-        attempt.outcome === 'paused'
+        attempt.status === 'paused'
           ? `paused: ${escapeField(attempt.reason ?? '')}`
-          : attempt.outcome === 'in-flight'
+          : attempt.status === 'started'
             ? 'started, no outcome yet (running elsewhere, or its process stopped)'
-            : 'dispatched, not started',
+            : attempt.status === 'resumed'
+              ? 'resumed, not restarted'
+              : 'dispatched, not started',
       ),
-      attempt.outcome === 'paused' ? el('pre', { className: 'request' }, JSON.stringify(attempt.request, null, 2)) : null,
+      attempt.status === 'paused' ? el('pre', { className: 'request' }, JSON.stringify(attempt.request, null, 2)) : null,
     ),
   );
 }
