@@ -2,15 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Json } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
-import type { GraphType, TeamDefinition } from '@roundtable/graph';
+import type { GraphType } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import type { MemoryBacking } from '@roundtable/storage-memory';
 import type { RunStorage, StoredEvent } from '@roundtable/storage';
 import { newEvent, rejection } from '@roundtable/test-utils';
-import { delegateStorage } from '@roundtable/storage/adapter';
 import { answerPause, createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeBinding } from './index.js';
-import { readAll } from './testTeams.js';
+import { askTeam, readAll, scheduledStorage } from './testTeams.js';
 
 // SPEC 20's answer: one append at the expected revision, written only while the position is
 // still paused. Of racing answers (answerPause, executor.resume, in any mix and interleaving)
@@ -19,13 +18,6 @@ import { readAll } from './testTeams.js';
 const RUN = 'answer-1';
 const POSITION = 'team/asker/1';
 
-const askTeam: TeamDefinition = {
-  id: 'ask-team',
-  definitionVersion: 1,
-  data: { task: 'Ask first.', globalConcurrency: 1, maxTurnsPerMember: 1, communication: { rooms: [{ id: 'room', members: ['asker'] }], tailMessages: 2 } },
-  nodes: [{ id: 'asker', data: { role: 'asker', brief: 'Ask before acting.' } }],
-  edges: [],
-};
 const graph = () => compileGraph(teamGraphType, askTeam);
 
 /** The asker pauses until answered (a reconcile answer included); `runs` collects the answers it ran with. */
@@ -140,13 +132,7 @@ describe('racing answers', () => {
           const backing = await pausedRun();
           const runs: Json[] = [];
           // Every read and append of every answerer waits for the scheduler, which picks the order.
-          const scheduled = (): RunStorage => {
-            const inner = createMemoryStorage({ backing });
-            return delegateStorage(inner, {
-              append: (streamId, expected, events) => s.schedule(Promise.resolve('append')).then(() => inner.append(streamId, expected, events)),
-              read: (streamId, options) => delayed(s.schedule(Promise.resolve('read')), inner.read(streamId, options)),
-            });
-          };
+          const scheduled = () => scheduledStorage((label) => s.schedule(Promise.resolve(label)), backing);
           const outcomes = answerers.map(async ({ kind, delays }, index) => {
             for (let step = 0; step < delays; step++) await s.schedule(Promise.resolve(`delay ${index}`));
             const value = `answer ${index}`;
@@ -176,11 +162,6 @@ describe('racing answers', () => {
   });
 });
 
-/** `events`, read only once `gate` resolves. */
-async function* delayed<T>(gate: Promise<unknown>, events: AsyncIterable<T>): AsyncGenerator<T> {
-  await gate;
-  yield* events;
-}
 
 async function waitForHead(storage: RunStorage, head: number): Promise<void> {
   while ((await storage.head(RUN)) < head) await new Promise((resolve) => setTimeout(resolve, 1));

@@ -1,15 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RunRecordFolder, compileGraph, teamGraphType } from '@roundtable/graph';
-import type { TeamDefinition } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import type { Json } from '@roundtable/core';
-import type { RunStorage } from '@roundtable/storage';
-import { delegateStorage } from '@roundtable/storage/adapter';
 import { newEvent } from '@roundtable/test-utils';
 import { AttemptFailureCodes, answerPause, cancelRun, createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeBinding } from './index.js';
-import { compileSeed, readAll, seedNodes } from './testTeams.js';
+import { askTeam, compileSeed, readAll, scheduledStorage, seedNodes } from './testTeams.js';
 
 // SPEC 20's cancel: one append of graph:run-cancelled at the expected revision; after it the
 // fold takes only outcomes of attempts already started, nothing is dispatched, an executor
@@ -19,13 +16,6 @@ import { compileSeed, readAll, seedNodes } from './testTeams.js';
 const RUN = 'cancel-1';
 const types = (events: readonly { type: string }[]) => events.map((event) => event.type.replace('graph:', ''));
 
-const askTeam: TeamDefinition = {
-  id: 'ask-team',
-  definitionVersion: 1,
-  data: { task: 'Ask first.', globalConcurrency: 1, maxTurnsPerMember: 1, communication: { rooms: [{ id: 'room', members: ['asker'] }], tailMessages: 2 } },
-  nodes: [{ id: 'asker', data: { role: 'asker', brief: 'Ask before acting.' } }],
-  edges: [],
-};
 const asker: Record<string, NodeBinding> = {
   asker: { decideAction: (ctx) => (ctx.resume === null ? { kind: 'wait', reason: 'May I?', request: { ask: 'go?' } } : { kind: 'allow' }), run: () => ({ summary: 'went' }) },
 };
@@ -179,13 +169,7 @@ describe('cancelRun', () => {
         const graph = compileGraph(teamGraphType, askTeam);
         await (await createGraphExecutor({ runId: RUN, graph, storage: createMemoryStorage({ backing }), nodes: asker })).run();
         // Every read and append of every actor waits for the scheduler, which picks the order.
-        const scheduled = (): RunStorage => {
-          const inner = createMemoryStorage({ backing });
-          return delegateStorage(inner, {
-            append: (streamId, expected, events) => s.schedule(Promise.resolve('append')).then(() => inner.append(streamId, expected, events)),
-            read: (streamId, options) => delayed(s.schedule(Promise.resolve('read')), inner.read(streamId, options)),
-          });
-        };
+        const scheduled = () => scheduledStorage((label) => s.schedule(Promise.resolve(label)), backing);
         const outcomes = actors.map(async ({ cancel, delays }, index) => {
           for (let step = 0; step < delays; step++) await s.schedule(Promise.resolve(`delay ${index}`));
           const storage = scheduled();
@@ -212,8 +196,3 @@ describe('cancelRun', () => {
   });
 });
 
-/** `events`, read only once `gate` resolves. */
-async function* delayed<T>(gate: Promise<unknown>, events: AsyncIterable<T>): AsyncGenerator<T> {
-  await gate;
-  yield* events;
-}

@@ -1,24 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Json } from '@roundtable/core';
 import { compileGraph, teamGraphType } from '@roundtable/graph';
-import type { TeamDefinition } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { answerPause, createGraphExecutor } from './index.js';
 import type { NodeBinding } from './index.js';
-import { readAll } from './testTeams.js';
+import { askTeam, readAll } from './testTeams.js';
 
 // SPEC 20's ready work: an answer recorded by anyone (answerPause needs no member code) is
 // started by any executor's run(), without resume; racing executors run it once, fenced by the
 // attempt-start append.
 
 const RUN = 'ready-1';
-const askTeam: TeamDefinition = {
-  id: 'ask-team',
-  definitionVersion: 1,
-  data: { task: 'Ask first.', globalConcurrency: 1, maxTurnsPerMember: 1, communication: { rooms: [{ id: 'room', members: ['asker'] }], tailMessages: 2 } },
-  nodes: [{ id: 'asker', data: { role: 'asker', brief: 'Ask before acting.' } }],
-  edges: [],
-};
 const graph = () => compileGraph(teamGraphType, askTeam);
 
 function asker(runs: Json[]): Record<string, NodeBinding> {

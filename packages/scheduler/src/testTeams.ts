@@ -1,7 +1,10 @@
 // Shared fixtures of the scheduler's tests (not exported from the package).
 import { compileGraph, teamGraphType } from '@roundtable/graph';
 import type { TeamDefinition, TeamDispatchInput, TeamTurnResult } from '@roundtable/graph';
-import type { NewEvent, StoredEvent } from '@roundtable/storage';
+import type { NewEvent, RunStorage, StoredEvent } from '@roundtable/storage';
+import { delegateStorage } from '@roundtable/storage/adapter';
+import { createMemoryStorage } from '@roundtable/storage-memory';
+import type { MemoryBacking } from '@roundtable/storage-memory';
 import { seedTeam as sharedSeedTeam } from '@roundtable/test-utils';
 
 export { readAll } from '@roundtable/test-utils';
@@ -42,4 +45,31 @@ export function dispatchOrder(events: readonly StoredEvent[]): string[] {
 export function toNewEvent(event: StoredEvent): NewEvent {
   const { eventId, type, version, timestamp, correlationId, causationId, payload } = event;
   return { eventId, type, version, timestamp, correlationId, causationId, payload };
+}
+
+/** A one-member team whose asker pauses before acting (the answer and cancel tests' run). */
+export const askTeam: TeamDefinition = {
+  id: 'ask-team',
+  definitionVersion: 1,
+  data: { task: 'Ask first.', globalConcurrency: 1, maxTurnsPerMember: 1, communication: { rooms: [{ id: 'room', members: ['asker'] }], tailMessages: 2 } },
+  nodes: [{ id: 'asker', data: { role: 'asker', brief: 'Ask before acting.' } }],
+  edges: [],
+};
+
+/**
+ * A memory storage over `backing` whose every read and append waits for `schedule` (a
+ * fast-check scheduler's), which picks the order of racing actors.
+ */
+export function scheduledStorage(schedule: (label: string) => Promise<unknown>, backing: MemoryBacking): RunStorage {
+  const inner = createMemoryStorage({ backing });
+  return delegateStorage(inner, {
+    append: (streamId, expected, events) => schedule('append').then(() => inner.append(streamId, expected, events)),
+    read: (streamId, options) => delayed(schedule('read'), inner.read(streamId, options)),
+  });
+}
+
+/** `events`, read only once `gate` resolves. */
+async function* delayed<T>(gate: Promise<unknown>, events: AsyncIterable<T>): AsyncGenerator<T> {
+  await gate;
+  yield* events;
 }
