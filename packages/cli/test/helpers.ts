@@ -89,8 +89,8 @@ export interface RunningCli {
   stderr(): string;
   /** Resolves when stdout satisfies `check`; rejects after a generous wait. */
   waitFor(check: (stdout: string) => boolean, what: string): Promise<void>;
-  /** Sends SIGINT and resolves with the exit code. */
-  interrupt(): Promise<number | null>;
+  /** Sends SIGINT (`copies` times back to back, as one Ctrl-C reaches a child of pnpm) and resolves with the exit code. */
+  interrupt(copies?: number): Promise<number | null>;
 }
 
 export function startRoundtable(args: readonly string[]): RunningCli {
@@ -113,8 +113,8 @@ export function startRoundtable(args: readonly string[]): RunningCli {
       }
       throw new Error(`roundtable did not print ${what} within 15 s. stdout: ${out} stderr: ${err}`);
     },
-    async interrupt() {
-      child.kill('SIGINT');
+    async interrupt(copies = 1) {
+      for (let i = 0; i < copies; i++) child.kill('SIGINT');
       return exit;
     },
   };
