@@ -383,14 +383,6 @@ describe('roundtable tail and events', () => {
     const revisions = events.stdout().trim().split('\n').map((line) => (JSON.parse(line) as StoredEvent).revision);
     expect(revisions).toEqual(Array.from({ length: revisions.length }, (_, index) => index + 1));
   });
-
-  it('stops cleanly when one Ctrl-C arrives twice (to the process group and forwarded by pnpm)', async () => {
-    await writeRecord('sqlite', sqliteStore, 'twice-run', 'paused');
-    const tail = startRoundtable(['tail', 'twice-run', '-f', '--store', sqliteStore]);
-    await tail.waitFor((out) => out.includes('Please review the draft.'), 'the first line');
-    expect(await tail.interrupt(2)).toBe(0);
-    expect(tail.stderr()).toBe('');
-  });
 });
 
 describe('roundtable rooms', () => {
