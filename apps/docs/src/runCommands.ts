@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -74,8 +75,9 @@ const NOISE: readonly [RegExp, string][] = [
 ];
 
 /**
- * Runs one command with bash in `cwd`, in a process group of its own, so a stop is a Ctrl-C: a
- * SIGINT to the whole group. A hang guard, never a timing assertion: a command that has not
+ * Runs one command with bash in `cwd`, in a process group of its own. A stop is a Ctrl-C to the
+ * program: SIGINT to the command's innermost processes (the whole group where /proc cannot tell
+ * them). A hang guard, never a timing assertion: a command that has not
  * ended after `hangMs` is killed and reported.
  */
 export async function runCommand(command: ReadmeCommand, options: { cwd: string; env: NodeJS.ProcessEnv; prelude: string; hangMs: number }): Promise<CommandOutcome> {
@@ -100,7 +102,11 @@ export async function runCommand(command: ReadmeCommand, options: { cwd: string;
       const status = await fetch(url).then((response) => response.status, (error: unknown) => String(error));
       if (status !== 200) problem = `GET ${url} answered ${status}`;
     }
-    kill('SIGINT');
+    // The program gets the Ctrl-C; pnpm, whose own reaction to a Ctrl-C races its child's exit
+    // (it sometimes reports [ELIFECYCLE] for a child that exited 0), sees the program end.
+    const program = leafProcesses(child.pid!);
+    if (program.length === 0) kill('SIGINT');
+    for (const pid of program) signalProcess(pid, 'SIGINT');
   };
   let stdoutText = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -126,6 +132,44 @@ export async function runCommand(command: ReadmeCommand, options: { cwd: string;
   if (problem === null && code !== 0) problem = `exit ${code ?? signal}`;
   if (problem === null) problem = NOISE.find(([pattern]) => pattern.test(output))?.[1] ?? null;
   return { where: command.where, command: command.command, code, signal, output, problem };
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
+/** The processes under `root` that have no children of their own (the programs a command runs), read from /proc; empty where there is none. */
+function leafProcesses(root: number): number[] {
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of entries) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after its last ')'.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  }
+  const leaves: number[] = [];
+  const visit = (pid: number) => {
+    const below = children.get(pid) ?? [];
+    if (below.length === 0 && pid !== root) leaves.push(pid);
+    below.forEach(visit);
+  };
+  visit(root);
+  return leaves;
 }
 
 /**
