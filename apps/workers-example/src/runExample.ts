@@ -25,6 +25,7 @@ export interface ExampleReport {
   /** Runs each worker brought to their result. */
   readonly settledBy: Readonly<Record<string, number>>;
   readonly stats: readonly WorkerStats[];
+  /** Runs whose result differs from the single-process run, each as `runId: status JSON`. */
   readonly mismatches: readonly string[];
 }
 
@@ -85,7 +86,7 @@ export async function runExample(options: ExampleOptions): Promise<ExampleReport
         for (const runId of [...pending]) {
           const status = await client.runStatus({ runId });
           if (status.kind === 'waiting') continue;
-          if (JSON.stringify(status) !== JSON.stringify(expected)) mismatches.push(runId);
+          if (JSON.stringify(status) !== JSON.stringify(expected)) mismatches.push(`${runId}: ${JSON.stringify(status)}`);
           pending.delete(runId);
         }
         if (pending.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));

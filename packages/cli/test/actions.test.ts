@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@roundtable/storage';
 import { snapshotTree } from '@roundtable/test-utils';
-import { STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startCancellableRecord, writeRecord } from './helpers.js';
+import { STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startCancellableRecord, startServedRecord, writeRecord } from './helpers.js';
 
 // `roundtable answer` and `cancel`: commands that append (SPEC 20), over a real record
 // written by the real executor, paused at the reviewer's approval. The first case runs the built
@@ -106,6 +106,42 @@ describe.each(['fs', 'sqlite'] as const)('roundtable answer (%s)', (adapter) => 
     const record = await events(store);
     expect(written).toEqual({ runId: 'paused-run', position: POSITION, revision: record.length, pausedAt: pauseRevision(record) });
     expect(record.at(-1)!.payload).toMatchObject({ value: { approved: false, note: 'from a file' } });
+  });
+});
+
+/** The record once its pause is in it (a hang guard only: vitest's timeout ends a wait that never holds). */
+async function pausedRecord(store: string, runId: string): Promise<StoredEvent[]> {
+  for (;;) {
+    const record = await inProcess(['events', runId, '-o', 'jsonl', '--store', store]);
+    const parsed = record.code === 0 ? record.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as StoredEvent) : [];
+    if (parsed.some((event) => event.type === 'graph:node-paused')) return parsed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(['fs', 'sqlite'] as const)('a run served in another process (%s)', (adapter) => {
+  it('goes on by itself when roundtable answer appends the answer, and ends cancelled when roundtable cancel appends a cancel', async () => {
+    const path = join(scratch, adapter === 'fs' ? 'served' : 'served.sqlite');
+    const store = `${adapter}:${path}`;
+    const served = await startServedRecord(adapter, path, 'served-run');
+    const pausedAt = pauseRevision(await pausedRecord(store, 'served-run'));
+    const answered = await roundtable(['answer', 'served-run', POSITION, '--approve', '--note', 'go', '--paused-at', String(pausedAt), '--store', store]);
+    expect([answered.code, answered.stderr]).toEqual([0, '']);
+    const ended = await served.ended;
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toContain(JSON.stringify({ kind: 'complete', given: [{ approved: true, note: 'go' }] }));
+    const show = await inProcess(['show', 'served-run', '-o', 'json', '--store', store]);
+    expect(JSON.parse(show.stdout).status).toMatchObject({ kind: 'complete' });
+
+    const cancelledPath = join(scratch, adapter === 'fs' ? 'served-cancel' : 'served-cancel.sqlite');
+    const cancelledStore = `${adapter}:${cancelledPath}`;
+    const waiting = await startServedRecord(adapter, cancelledPath, 'served-run');
+    await pausedRecord(cancelledStore, 'served-run');
+    const cancelled = await inProcess(['cancel', 'served-run', '--reason', 'not today', '--store', cancelledStore]);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const stopped = await waiting.ended;
+    expect(stopped.code).toBe(0);
+    expect(stopped.stdout).toContain(JSON.stringify({ kind: 'cancelled', given: [] }));
   });
 });
 

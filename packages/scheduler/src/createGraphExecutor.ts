@@ -1,13 +1,14 @@
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, nextStep } from '@roundtable/graph';
+import { GraphExecutionError, isGraphExecutionError, nextStep } from '@roundtable/graph';
 import type { CompiledGraph, NextStep, OpenAttempt } from '@roundtable/graph';
-import { assertStreamId } from '@roundtable/storage';
+import { assertStreamId, waitForAppend } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
 import type { Tracer } from '@opentelemetry/api';
 import { answerProblem, readPauseHistory } from './answerPause.js';
 import { AttemptRunner } from './attemptRunner.js';
 import { CancelWatch } from './cancelWatch.js';
-import type { AttemptStepOptions, GraphExecutor, GraphExecutorOptions, ResumeOptions, StepOptions, StepReport } from './graphExecutor.js';
+import type { AttemptStepOptions, GraphExecutor, GraphExecutorOptions, ResumeOptions, ServeOptions, StepOptions, StepReport } from './graphExecutor.js';
+import { runResultOf } from './graphRunResult.js';
 import type { GraphRunResult } from './graphRunResult.js';
 import { resolveBindings } from './nodeBinding.js';
 import type { ResolvedBinding } from './nodeBinding.js';
@@ -85,6 +86,32 @@ class StoredGraphExecutor<State> implements GraphExecutor {
 
   resume(position: string, options: ResumeOptions = {}): Promise<GraphRunResult> {
     return this.#traced({ operation: 'resume', position }, () => this.#session(options.signal, (caller) => this.#resume(position, options, caller)));
+  }
+
+  /**
+   * Passes of `run` (each its own span), with a wait for the next append between them while the
+   * run is paused or waits for attempts elsewhere. The wait starts after the revision the pass
+   * folded last, so an append that lands during a pass is never slept through.
+   */
+  async serve(options: ServeOptions = {}): Promise<GraphRunResult> {
+    this.#enter();
+    try {
+      const signal = options.signal ?? new AbortController().signal;
+      for (;;) {
+        let result: GraphRunResult;
+        try {
+          result = await this.#traced({ operation: 'serve' }, () => this.#pass(signal, (caller) => this.#loop.drive(caller)));
+        } catch (error) {
+          if (signal.aborted && isGraphExecutionError(error, 'ABORTED')) return await this.#standing();
+          throw error;
+        }
+        if ((result.kind !== 'pause' && result.kind !== 'waiting') || signal.aborted) return result;
+        await waitForAppend(this.#storage, this.runId, { after: this.#record.revision, signal, ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }) });
+        if (signal.aborted) return await this.#standing();
+      }
+    } finally {
+      this.#busy = false;
+    }
   }
 
   start(options: StepOptions = {}): Promise<StepReport> {
@@ -167,28 +194,45 @@ class StoredGraphExecutor<State> implements GraphExecutor {
     throw answerProblem(folder.openAttempt(position), folder.hasDispatched(position), history, this.runId, position, undefined)!;
   }
 
-  /** One `invoke_workflow` span around a `run` or `resume` call. */
-  #traced(call: { operation: 'run' | 'resume'; position?: string }, body: () => Promise<GraphRunResult>): Promise<GraphRunResult> {
+  /** One `invoke_workflow` span around a `run` or `resume` call, or a pass of `serve`. */
+  #traced(call: { operation: 'run' | 'resume' | 'serve'; position?: string }, body: () => Promise<GraphRunResult>): Promise<GraphRunResult> {
     const info = { definitionId: this.#graph.definition.value.id, runId: this.runId, ...call };
     return traceWorkflow(this.#tracer, info, () => this.#record.revision, body);
   }
 
-  /** One `run` or `resume` at a time per executor, and none while steps run; an aborted signal stops before any write. */
+  /** One `run`, `resume` or `serve` at a time per executor, and none while steps run; an aborted signal stops before any write. */
   async #session(signal: AbortSignal | undefined, body: (caller: OutcomeCaller) => Promise<GraphRunResult>): Promise<GraphRunResult> {
-    if (this.#busy || this.#steps > 0) throw new GraphExecutionError('PROTOCOL', 'run or resume is already in progress on this executor.');
-    this.#busy = true;
-    const runSignal = signal ?? new AbortController().signal;
-    const watch = this.#cancelWatch(runSignal);
+    this.#enter();
     try {
-      throwIfAborted(runSignal);
+      return await this.#pass(signal ?? new AbortController().signal, body);
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #enter(): void {
+    if (this.#busy || this.#steps > 0) throw new GraphExecutionError('PROTOCOL', 'run, resume or serve is already in progress on this executor.');
+    this.#busy = true;
+  }
+
+  /** One pass of a session: its attempts watched for a cancel. */
+  async #pass(signal: AbortSignal, body: (caller: OutcomeCaller) => Promise<GraphRunResult>): Promise<GraphRunResult> {
+    const watch = this.#cancelWatch(signal);
+    try {
+      throwIfAborted(signal);
       // The loop checks the signal before each batch, so a run that finished is not reported aborted.
-      return await body({ log: newStepLog(), signal: runSignal, startsAttempts: true, watch: watch.watch });
+      return await body({ log: newStepLog(), signal, startsAttempts: true, watch: watch.watch });
     } finally {
       watch.stop();
       // A batch started in a session that failed is in flight: the next call reports it waiting.
       this.#recorder.takeStartedBatch();
-      this.#busy = false;
     }
+  }
+
+  /** What `run` would report now, from what the record holds, writing nothing. */
+  async #standing(): Promise<GraphRunResult> {
+    await this.#record.catchUp();
+    return runResultOf(this.next());
   }
 
   /** A step: any number at once, but not during `run` or `resume`; an aborted signal stops before any write. */

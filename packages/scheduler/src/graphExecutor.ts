@@ -31,6 +31,13 @@ export interface ResumeOptions {
   readonly signal?: AbortSignal;
 }
 
+export interface ServeOptions {
+  /** Stops serving: `serve` then resolves with the result `run` would report at that moment. */
+  readonly signal?: AbortSignal;
+  /** How often the record's head is polled between passes when the storage gives no change hint (default 250 ms). */
+  readonly pollIntervalMs?: number;
+}
+
 export interface StepOptions {
   readonly signal?: AbortSignal;
 }
@@ -60,6 +67,14 @@ export interface GraphExecutor {
   readonly revision: number;
   run(signal?: AbortSignal): Promise<GraphRunResult>;
   resume(position: string, options?: ResumeOptions): Promise<GraphRunResult>;
+  /**
+   * Runs like `run`, but where `run` would return `pause` or `waiting` it waits for the next
+   * append to the record (an answer, a cancel, another process's outcome: change hints, else
+   * polling) and runs again. Resolves with `complete`, `fail` or `cancelled`; when `signal`
+   * aborts, with the result `run` would report then (its attempts' signals abort too, and what
+   * they leave unfinished stays so). One `run`, `resume` or `serve` at a time (PROTOCOL).
+   */
+  serve(options?: ServeOptions): Promise<GraphRunResult>;
   /** What is next in the run as this executor folded it (`nextStep` of `@roundtable/graph`). */
   next(): NextStep;
   /** Folds what others appended since the last fold (only what is new). */

@@ -1,5 +1,5 @@
 import type { Json } from '@roundtable/core';
-import type { RunFailure } from '@roundtable/graph';
+import type { NextStep, RunFailure } from '@roundtable/graph';
 
 /** One failed member of a failed run: what its `graph:node-failed` recorded (graph's `RunFailure`). */
 export type GraphRunFailure = RunFailure;
@@ -21,3 +21,21 @@ export type GraphRunResult =
    * as recorded, `revision` that of the `graph:run-cancelled` event.
    */
   | { readonly kind: 'cancelled'; readonly reason: string; readonly revision: number };
+
+/**
+ * The result a run reports at `step` (graph's `nextStep` of its fold) without taking it: its
+ * end or pause as is; `waiting` for the open attempts, or for the batch about to be dispatched
+ * (none when the run is about to start).
+ */
+export function runResultOf(step: NextStep): GraphRunResult {
+  switch (step.kind) {
+    case 'attempts':
+      return { kind: 'waiting', positions: step.positions };
+    case 'dispatch':
+      return { kind: 'waiting', positions: step.batch.map((command) => command.position) };
+    case 'start':
+      return { kind: 'waiting', positions: [] };
+    default:
+      return step;
+  }
+}

@@ -3,9 +3,10 @@ export { cancelRun } from './cancelRun.js';
 export type { CancelRunOptions } from './cancelRun.js';
 export type { AnswerPauseOptions } from './answerPause.js';
 export { createGraphExecutor } from './createGraphExecutor.js';
-export type { AttemptStepOptions, GraphExecutor, GraphExecutorOptions, ResumeOptions, StepOptions, StepReport } from './graphExecutor.js';
+export type { AttemptStepOptions, GraphExecutor, GraphExecutorOptions, ResumeOptions, ServeOptions, StepOptions, StepReport } from './graphExecutor.js';
 export { loadRunDefinition } from './loadRunDefinition.js';
 export { AttemptFailureCodes } from './attemptOutcome.js';
+export { runResultOf } from './graphRunResult.js';
 export type { GraphRunFailure, GraphRunResult } from './graphRunResult.js';
 export { DEFAULT_RETRY_CODES } from './nodeBinding.js';
 export type {

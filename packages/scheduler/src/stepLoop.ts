@@ -1,6 +1,7 @@
 import { GraphEventTypes, GraphExecutionError, nextStep } from '@roundtable/graph';
-import type { CompiledGraph, EndStep, NextStep } from '@roundtable/graph';
+import type { CompiledGraph, NextStep } from '@roundtable/graph';
 import type { AttemptRunner } from './attemptRunner.js';
+import { runResultOf } from './graphRunResult.js';
 import type { GraphRunResult } from './graphRunResult.js';
 import type { ResolvedBinding } from './nodeBinding.js';
 import type { OutcomeCaller, OutcomeRecorder } from './outcomeRecorder.js';
@@ -40,9 +41,8 @@ export class StepLoop<State> {
 
   /** `run` and `resume`: the loop with each batch's attempts started and run here; its end, or `waiting`. */
   async drive(caller: OutcomeCaller): Promise<GraphRunResult> {
-    const step = await this.#loop(caller);
     // The loop stops only at attempts in flight elsewhere or at the run's end (a cancel's too).
-    return step.kind === 'attempts' ? { kind: 'waiting', positions: step.positions } : (step as EndStep);
+    return runResultOf(await this.#loop(caller));
   }
 
   /**

@@ -34,7 +34,8 @@ export function spanTime(at: 'start' | 'end'): HrTime {
 export interface WorkflowSpanInfo {
   readonly definitionId: string;
   readonly runId: string;
-  readonly operation: 'run' | 'resume';
+  /** `serve` for each pass of a `serve` call (one `run` each). */
+  readonly operation: 'run' | 'resume' | 'serve';
   /** The position a `resume` call names. */
   readonly position?: string;
 }

@@ -152,6 +152,7 @@ describe('runStorageConformance', () => {
       'follow-across-instances',
       'follow-abort-ends',
       'follow-after-head',
+      'wait-for-append-across-instances',
     ]);
   });
 

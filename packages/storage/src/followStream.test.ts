@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newEvent } from '@roundtable/test-utils';
-import { followStream, isStorageError } from './index.js';
+import { followStream, isStorageError, waitForAppend } from './index.js';
 import { changeHints, prepareAppend, resolveAgainstHead, resolveStorageOptions } from './adapter.js';
 import type { NewEvent, RunStorage, StorageError, StoredEvent } from './index.js';
 
@@ -152,6 +152,57 @@ describe('followStream', () => {
       },
     };
     await expect(take(followStream(skipping, 's'), 1)).rejects.toMatchObject({ code: 'CORRUPT_EVENT_STREAM' });
+  });
+});
+
+describe('waitForAppend', () => {
+  it('wakes on a change hint rather than waiting for the poll, and stops its hints', async () => {
+    const { storage, counts } = hintingStore('working');
+    await storage.append('s', 0, [event(1)]);
+    // A poll interval of an hour: only the hint can wake it before the test times out.
+    const waiting = waitForAppend(storage, 's', { after: 1, pollIntervalMs: 3_600_000 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await storage.append('s', 1, [event(2), event(3)]);
+    expect(await waiting).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(counts()).toEqual({ subscribed: 1, unsubscribed: 1 });
+  });
+
+  it('polls head when an adapter has no hints or its hints fail', async () => {
+    for (const hints of ['none', 'throwing'] as const) {
+      const { storage } = hintingStore(hints);
+      const waiting = waitForAppend(storage, 's', { after: 0, pollIntervalMs: 10 });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await storage.append('s', 0, [event(1)]);
+      expect(await waiting).toBe(1);
+    }
+  });
+
+  it('resolves with the old head on abort, at once for a signal aborted before the start', async () => {
+    const { storage } = hintingStore('working');
+    await storage.append('s', 0, [event(1)]);
+    const controller = new AbortController();
+    const waiting = waitForAppend(storage, 's', { after: 1, signal: controller.signal, pollIntervalMs: 3_600_000 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    expect(await waiting).toBe(1);
+    expect(await waitForAppend(storage, 's', { after: 1, signal: AbortSignal.abort(), pollIntervalMs: 3_600_000 })).toBe(1);
+  });
+
+  it('refuses a bad stream id, after or poll interval with typed errors', async () => {
+    const { storage } = hintingStore();
+    const attempts: [string, Parameters<typeof waitForAppend>[2]][] = [
+      ['../x', { after: 0 }],
+      ['s', { after: -1 }],
+      ['s', { after: 1.5 }],
+      ['s', { after: 0, pollIntervalMs: 0 }],
+      ['s', { after: 0, pollIntervalMs: Number.NaN }],
+    ];
+    for (const [streamId, options] of attempts) {
+      const error = await waitForAppend(storage, streamId, options).catch((caught: unknown) => caught);
+      expect(isStorageError(error)).toBe(true);
+      expect((error as StorageError).code).toMatch(/INVALID_STORED_VALUE|INVALID_STORAGE_OPTIONS/);
+    }
   });
 });
 

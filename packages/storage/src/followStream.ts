@@ -2,6 +2,7 @@ import { StorageError } from './errors.js';
 import type { StoredEvent } from './events.js';
 import type { RunStorage } from './storage.js';
 import { assertRevision, assertStreamId } from './validation.js';
+import { checkedPollInterval, waitForWake, watchHints } from './streamWake.js';
 
 export interface FollowStreamOptions {
   /** Follow events with a revision greater than this (default 0: the whole stream). */
@@ -12,26 +13,7 @@ export interface FollowStreamOptions {
   readonly pollIntervalMs?: number;
 }
 
-export const DEFAULT_FOLLOW_POLL_INTERVAL_MS = 250;
-
-/** Resolves after `ms`, or at once when `wake` fires or `signal` aborts; never rejects. */
-function waitForWake(ms: number, signal: AbortSignal, register: (wake: () => void) => void): Promise<void> {
-  // An abort that landed during the read before this wait has already fired its event.
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    register(done);
-  });
-}
+export { DEFAULT_FOLLOW_POLL_INTERVAL_MS } from './streamWake.js';
 
 /**
  * Every event of `streamId` with `revision > after`, in order, each exactly once, including
@@ -45,10 +27,7 @@ export async function* followStream(storage: RunStorage, streamId: string, optio
   assertStreamId(streamId);
   const after = options.after ?? 0;
   assertRevision(after, 'after');
-  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_FOLLOW_POLL_INTERVAL_MS;
-  if (typeof pollIntervalMs !== 'number' || !Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0) {
-    throw new StorageError('INVALID_STORAGE_OPTIONS', `pollIntervalMs must be a positive number, got ${String(pollIntervalMs)}.`);
-  }
+  const pollIntervalMs = checkedPollInterval(options.pollIntervalMs);
   const stop = new AbortController();
   const outer = options.signal;
   const onAbort = () => stop.abort();
@@ -90,18 +69,5 @@ export async function* followStream(storage: RunStorage, streamId: string, optio
     stop.abort();
     // Not awaited: an adapter's hint source ends on the abort, and a slow one must not hold up the caller.
     void hints;
-  }
-}
-
-/** Consumes the adapter's change hints until `signal` aborts; a failing hint source just stops (polling goes on). */
-async function watchHints(storage: RunStorage, streamId: string, signal: AbortSignal, hint: () => void): Promise<void> {
-  if (typeof storage.changes !== 'function') return;
-  try {
-    for await (const _ of storage.changes(streamId, signal)) {
-      if (signal.aborted) return;
-      hint();
-    }
-  } catch {
-    // Hints are an optimisation: correctness comes from read and head, which keep polling.
   }
 }

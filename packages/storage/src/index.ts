@@ -9,3 +9,5 @@ export { MIN_KNOWN_SECRET_LENGTH } from './resolveStorageOptions.js';
 export { appendBatchBytes, eventPayloadBytes } from './appendBatchBytes.js';
 export { DEFAULT_FOLLOW_POLL_INTERVAL_MS, followStream } from './followStream.js';
 export type { FollowStreamOptions } from './followStream.js';
+export { waitForAppend } from './waitForAppend.js';
+export type { WaitForAppendOptions } from './waitForAppend.js';

@@ -123,12 +123,13 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       if (result !== null && step.status !== 'running' && step.status !== 'waiting' && step.written > 0) options.onRunSettled?.(job.data.runId, result);
     } catch (error) {
       executors.drop(job.data.runId);
-      counts.errors++;
       const failure = stepFailure(error);
       lastError = `${failure.code}: ${failure.message}`;
       // A step that fails every time (a damaged record, a store that is down) is retried after
       // a pause that doubles with each try, not at once: no worker spins on it.
       await queue.retryLater(job, retryDelayMs(job.retryCount), failure).catch(() => undefined);
+      // Counted once the job is back in the queue: whoever sees the count sees the job waiting.
+      counts.errors++;
     } finally {
       clearInterval(renewal);
     }

@@ -1,7 +1,7 @@
 import type { Json } from '@roundtable/core';
 import { nextStep, openStoredRun, teamGraphType } from '@roundtable/graph';
 import type { GraphType, StoredRun } from '@roundtable/graph';
-import { answerPause, createGraphExecutor, isGraphExecutionError, loadRunDefinition } from '@roundtable/scheduler';
+import { answerPause, createGraphExecutor, isGraphExecutionError, loadRunDefinition, runResultOf } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
@@ -165,15 +165,7 @@ export async function createRunClient(options: WorkersConnectionOptions): Promis
         throw error;
       }
       // What a fresh executor reports, writing nothing: where it would dispatch the next batch, the run is waiting for it.
-      const step = nextStep(run.graph, run.folder);
-      const result: GraphRunResult =
-        step.kind === 'attempts'
-          ? { kind: 'waiting', positions: step.positions }
-          : step.kind === 'dispatch'
-            ? { kind: 'waiting', positions: step.batch.map((command) => command.position) }
-            : step.kind === 'start'
-              ? { kind: 'waiting', positions: [] }
-              : step;
+      const result = runResultOf(nextStep(run.graph, run.folder));
       if (result.kind !== 'waiting') return result;
       // Waiting, and a job of the run failed and waits for its retry: stuck until it succeeds.
       const failed = await errors();

@@ -8,6 +8,9 @@
 //            aborts (a cancel from another process); the run's result kind is printed
 //   hostile  messages with <script> and terminal escapes, in two rooms; complete
 //   resume   resumes the paused run written by `paused` (approved): the reviewer replies, then complete
+//   serve    as `paused`, but `executor.serve()` holds the run: it prints "serving" once paused and
+//            goes on when another process answers or cancels; prints the result kind and the
+//            values the reviewer's attempts were given
 //   long     the seed conversation with a 220 kB draft: more output than a pipe holds, twice over
 //   controls the writer's post holds C1 controls, DEL, U+2028, bidi and zero-width characters; the
 //            reviewer's first attempt posts to an undeclared room named with them (retried
@@ -41,6 +44,7 @@ const writer = ({ input }) => {
   if (scenario === 'hostile') posts.push({ roomId: 'side', text: 'note\nto self', mentions: [] });
   return { summary: 'Draft ready.', posts };
 };
+const given = [];
 const reply = () => ({ summary: 'Reviewed.', posts: [{ roomId: 'review', text: 'Approved: ship it.', mentions: ['writer'] }] });
 const reviewers = {
   seed: reply,
@@ -53,6 +57,16 @@ const reviewers = {
   controls: {
     run: (ctx) => (ctx.attempt === 1 ? { summary: 'Oops.', posts: [{ roomId: `lobby\u009b2J\u202e`, text: 'wrong room', mentions: [] }] } : reply()),
     retry: { maxAttempts: 2 },
+  },
+  serve: {
+    run: (ctx) => {
+      given.push(ctx.resume);
+      return reply();
+    },
+    decideAction: ({ resume }) => {
+      if (resume === null) setImmediate(() => process.stdout.write('serving\n'));
+      return resume === null ? { kind: 'wait', reason: 'needs approval', request: { question: 'Ship the notes?' } } : { kind: 'allow' };
+    },
   },
   resume: { run: reply, decideAction: ({ resume }) => (resume === null ? { kind: 'wait', reason: 'needs approval', request: { question: 'Ship the notes?' } } : { kind: 'allow' }) },
   waiting: async () => {
@@ -70,6 +84,7 @@ const reviewers = {
 };
 
 const executor = await createGraphExecutor({ runId, graph, storage, nodes: { writer, reviewer: reviewers[scenario] } });
-const result = scenario === 'resume' ? await executor.resume('team/reviewer/1', { value: { approved: true } }) : await executor.run();
+const result =
+  scenario === 'resume' ? await executor.resume('team/reviewer/1', { value: { approved: true } }) : scenario === 'serve' ? await executor.serve() : await executor.run();
 await storage.close();
-process.stdout.write(`${JSON.stringify({ kind: result.kind })}\n`);
+process.stdout.write(`${JSON.stringify(scenario === 'serve' ? { kind: result.kind, given } : { kind: result.kind })}\n`);

@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../events.js';
 import { followStream } from '../followStream.js';
+import { waitForAppend } from '../waitForAppend.js';
 import type { RunStorage } from '../storage.js';
 import type { ConformanceCaseDefinition } from './caseDefinition.js';
 import { newBatch, storedEvents } from './fixtures.js';
@@ -165,4 +166,36 @@ const followAfterHead: ConformanceCaseDefinition = {
   },
 };
 
-export const followCases = [followAcrossInstances, followAbortEnds, followAfterHead];
+const waitForAppendAcrossInstances: ConformanceCaseDefinition = {
+  name: 'wait-for-append-across-instances',
+  rule: '`waitForAppend` resolves with the new head once another instance appends after the revision, at once when the head is already past it, and with the old head when its signal aborts.',
+  async run(context) {
+    const writer = await context.open();
+    const reader = await context.open();
+    const streamId = context.stream();
+    const first = newBatch(`${streamId}-a`, 2);
+    await expectOk(() => writer.append(streamId, 0, first), 'append 2 events');
+    await checkStream(reader, streamId, storedEvents(streamId, 0, first), 'another instance before waiting');
+    const past = await expectOk(() => waitForAppend(reader, streamId, { after: 1, pollIntervalMs: POLL_MS }), 'waitForAppend after 1 of a stream at 2');
+    check(past === 2, `waitForAppend(after 1) of a stream at 2 resolved with ${String(past)}, not 2.`);
+
+    let woke: number | null = null;
+    const waiting = waitForAppend(reader, streamId, { after: 2, pollIntervalMs: POLL_MS }).then((head) => (woke = head));
+    await sleep(QUIET_MS);
+    check(woke === null, `waitForAppend(after 2) resolved with ${String(woke)} before anything was appended.`);
+    await expectOk(() => writer.append(streamId, 2, newBatch(`${streamId}-b`, 3)), 'append 3 more events');
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([waiting, new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), deliveryTimeoutMs(context))))]);
+    clearTimeout(timer);
+    check(outcome === 5, `waitForAppend(after 2) gave ${String(outcome)} after another instance appended up to 5.`);
+
+    const controller = new AbortController();
+    const quiet = waitForAppend(reader, streamId, { after: 5, signal: controller.signal, pollIntervalMs: POLL_MS });
+    await sleep(QUIET_MS / 3);
+    controller.abort();
+    const aborted = await expectOk(() => quiet, 'waitForAppend(after 5) aborted while it waits');
+    check(aborted === 5, `an aborted waitForAppend(after 5) resolved with ${String(aborted)}, not the head 5.`);
+  },
+};
+
+export const followCases = [followAcrossInstances, followAbortEnds, followAfterHead, waitForAppendAcrossInstances];
