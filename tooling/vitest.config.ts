@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /** The test config every package shares; a package passes only what differs. */
-export function getVitestConfig(options: { testTimeout?: number } = {}) {
+export function getVitestConfig(options: { testTimeout?: number; fileParallelism?: boolean } = {}) {
   return defineConfig({
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
@@ -10,6 +10,7 @@ export function getVitestConfig(options: { testTimeout?: number } = {}) {
       testTimeout: options.testTimeout ?? 120_000,
       hookTimeout: 60_000,
       pool: 'forks',
+      fileParallelism: options.fileParallelism ?? true,
     },
   });
 }
