@@ -6,6 +6,19 @@ interface Subscriber {
   wake: (() => void) | null;
 }
 
+/** A subscriber to every stream of a namespace: the streams that changed since its last batch. */
+interface NamespaceSubscriber {
+  all: boolean;
+  readonly streamIds: Set<string>;
+  wake: (() => void) | null;
+}
+
+/** What changed in a namespace since the last batch: these streams, or (`all`) possibly any (listening just started or reconnected). */
+export interface ChangedStreams {
+  readonly all: boolean;
+  readonly streamIds: readonly string[];
+}
+
 const FIRST_RETRY_MS = 50;
 const LAST_RETRY_MS = 2000;
 
@@ -17,6 +30,7 @@ const LAST_RETRY_MS = 2000;
  */
 export class ChangeListener {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly namespaceSubscribers = new Map<string, Set<NamespaceSubscriber>>();
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
   private closed = false;
@@ -51,12 +65,46 @@ export class ChangeListener {
       signal.removeEventListener('abort', onAbort);
       set.delete(subscriber);
       if (set.size === 0) this.subscribers.delete(key);
-      if (this.subscribers.size === 0) this.stopListening();
+      if (!this.wanted) this.stopListening();
+    }
+  }
+
+  /**
+   * Yields `{ all: true }` when listening starts (and after each reconnect), then the streams of
+   * `namespace` that had appends committed since the last batch, until `signal` aborts or the
+   * listener closes.
+   */
+  async *subscribeNamespace(namespace: string, signal: AbortSignal): AsyncGenerator<ChangedStreams> {
+    const subscriber: NamespaceSubscriber = { all: false, streamIds: new Set(), wake: null };
+    let set = this.namespaceSubscribers.get(namespace);
+    if (set === undefined) this.namespaceSubscribers.set(namespace, (set = new Set()));
+    set.add(subscriber);
+    const onAbort = () => subscriber.wake?.();
+    signal.addEventListener('abort', onAbort);
+    this.ensureListening();
+    try {
+      while (!signal.aborted && !this.closed) {
+        if (subscriber.all || subscriber.streamIds.size > 0) {
+          const batch = { all: subscriber.all, streamIds: [...subscriber.streamIds] };
+          subscriber.all = false;
+          subscriber.streamIds.clear();
+          yield batch;
+          continue;
+        }
+        await new Promise<void>((resolve) => (subscriber.wake = resolve));
+        subscriber.wake = null;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      set.delete(subscriber);
+      if (set.size === 0) this.namespaceSubscribers.delete(namespace);
+      if (!this.wanted) this.stopListening();
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const set of this.namespaceSubscribers.values()) for (const subscriber of set) subscriber.wake?.();
     for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.wake?.();
     this.stopListening();
     await this.connecting?.catch(() => undefined);
@@ -71,6 +119,24 @@ export class ChangeListener {
 
   private notifyAll(): void {
     for (const set of this.subscribers.values()) this.notify(set);
+    for (const set of this.namespaceSubscribers.values()) {
+      for (const subscriber of set) {
+        subscriber.all = true;
+        subscriber.wake?.();
+      }
+    }
+  }
+
+  /** A notification's payload is `namespace\nstreamId`: hand the stream to its namespace's subscribers. */
+  private notifyNamespace(payload: string): void {
+    const cut = payload.indexOf('\n');
+    const set = cut < 0 ? undefined : this.namespaceSubscribers.get(payload.slice(0, cut));
+    if (set === undefined) return;
+    const streamId = payload.slice(cut + 1);
+    for (const subscriber of set) {
+      subscriber.streamIds.add(streamId);
+      subscriber.wake?.();
+    }
   }
 
   private ensureListening(): void {
@@ -79,7 +145,7 @@ export class ChangeListener {
   }
 
   private get wanted(): boolean {
-    return !this.closed && this.subscribers.size > 0;
+    return !this.closed && (this.subscribers.size > 0 || this.namespaceSubscribers.size > 0);
   }
 
   private async connectLoop(): Promise<void> {
@@ -92,6 +158,7 @@ export class ChangeListener {
         if (message.channel !== this.channel || message.payload === undefined) return;
         const set = this.subscribers.get(message.payload);
         if (set !== undefined) this.notify(set);
+        this.notifyNamespace(message.payload);
       });
       try {
         await client.connect();

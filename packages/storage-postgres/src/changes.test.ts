@@ -112,6 +112,56 @@ describe('changes(): hints by LISTEN/NOTIFY', () => {
   });
 });
 
+describe('changedStreams(): every stream of the namespace', () => {
+  it('yields all once listening starts, then the ids of streams with commits by any instance, batched, never another namespace', async () => {
+    await settledConnections(raw, database.name, 'roundtable-listen', 0);
+    const watcher = createPostgresStorage({ connectionString: database.url, namespace: 'wide' });
+    const writer = createPostgresStorage({ connectionString: database.url, namespace: 'wide' });
+    const otherNamespace = createPostgresStorage({ connectionString: database.url, namespace: 'narrow' });
+    const controller = new AbortController();
+    try {
+      const iterator = watcher.changedStreams(controller.signal)[Symbol.asyncIterator]();
+      expect(await iterator.next()).toEqual({ done: false, value: { all: true, streamIds: [] } });
+      // One stream of the same id in another namespace first: it must never show up.
+      await otherNamespace.append('never', 0, [newEvent('n1')]);
+      const seen = new Set<string>();
+      const wanted = ['s-1', 's-2', 's-3'];
+      for (const [i, id] of wanted.entries()) await writer.append(id, 0, [newEvent(`s${i}`)]);
+      await writer.append('s-1', 1, [newEvent('s-1b')]);
+      while (wanted.some((id) => !seen.has(id))) {
+        const batch = (await iterator.next()).value as { all: boolean; streamIds: string[] };
+        expect(batch.all).toBe(false);
+        // Each id once per batch.
+        expect(new Set(batch.streamIds).size).toBe(batch.streamIds.length);
+        for (const id of batch.streamIds) seen.add(id);
+      }
+      expect([...seen].sort()).toEqual(wanted);
+      // A subscription to one stream and one to the namespace share the connection.
+      const one = hints(watcher, 's-2', controller.signal);
+      const pendingOne = one.next();
+      expect(await settledConnections(raw, database.name, 'roundtable-listen', 1)).toHaveLength(1);
+
+      const [pid] = await settledConnections(raw, database.name, 'roundtable-listen', 1);
+      await raw.query('SELECT pg_terminate_backend($1)', [pid]);
+      // After a reconnect: all again, since commits meanwhile were not announced.
+      for (;;) {
+        const batch = (await iterator.next()).value as { all: boolean; streamIds: string[] };
+        if (batch.all) break;
+      }
+      const pending = iterator.next();
+      controller.abort();
+      expect(await pending).toEqual({ done: true, value: undefined });
+      // The reconnect woke the one-stream subscription too; after the abort it ends.
+      expect(await pendingOne).toEqual({ done: false, value: undefined });
+      expect(await one.next()).toEqual({ done: true, value: undefined });
+      // With nobody subscribed, the dedicated connection is closed again.
+      expect(await settledConnections(raw, database.name, 'roundtable-listen', 0)).toEqual([]);
+    } finally {
+      await Promise.all([watcher.close(), writer.close(), otherNamespace.close()]);
+    }
+  });
+});
+
 describe('followStream over PostgreSQL', () => {
   it('delivers appends from another instance by the NOTIFY hint alone (polling set to an hour)', async () => {
     const follower = createPostgresStorage({ connectionString: database.url, namespace: 'follow' });

@@ -5,7 +5,8 @@ import { closePostgresContext, openPostgresContext, ready } from './postgresCont
 import type { PostgresStorageOptions } from './postgresStorageOptions.js';
 import { readHead } from './readHead.js';
 import { readStream } from './readStream.js';
-import { streamChanges } from './streamChanges.js';
+import type { ChangedStreams } from './changeListener.js';
+import { namespaceChanges, streamChanges } from './streamChanges.js';
 
 /** A `RunStorage` over PostgreSQL, with change hints by LISTEN/NOTIFY. */
 export interface PostgresStorage extends RunStorage {
@@ -18,6 +19,14 @@ export interface PostgresStorage extends RunStorage {
   ready(): Promise<void>;
   /** Yields once when listening starts (and after each reconnect), then whenever an append to `streamId` commits, until `signal` aborts. */
   changes(streamId: string, signal: AbortSignal): AsyncIterable<void>;
+  /**
+   * Every stream of this instance's namespace as appends to it commit, until `signal` aborts:
+   * first `{ all: true, streamIds: [] }` once listening starts (and again after each reconnect:
+   * what was committed meanwhile was not announced, so any stream may have changed), then
+   * batches of the stream ids with commits since the last batch (each id once per batch). Hints,
+   * like `changes`: read the streams to learn what changed.
+   */
+  changedStreams(signal: AbortSignal): AsyncIterable<ChangedStreams>;
 }
 
 /**
@@ -39,6 +48,7 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
     append: (streamId, expectedRevision, events) => appendToStream(context, streamId, expectedRevision, events),
     streams: () => listStreams(context),
     changes: (streamId, signal) => streamChanges(context, streamId, signal),
+    changedStreams: (signal) => namespaceChanges(context, signal),
     close: () => closePostgresContext(context),
   };
 }

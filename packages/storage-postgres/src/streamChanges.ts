@@ -1,4 +1,5 @@
 import { assertStreamId } from '@roundtable/storage';
+import type { ChangedStreams } from './changeListener.js';
 import { assertOpen } from './postgresContext.js';
 import type { PostgresContext } from './postgresContext.js';
 
@@ -8,4 +9,11 @@ export async function* streamChanges(context: PostgresContext, streamId: string,
   assertStreamId(streamId);
   if (signal.aborted) return;
   yield* context.listener.subscribe(`${context.namespace}\n${streamId}`, signal);
+}
+
+/** `PostgresStorage.changedStreams`: `{ all: true }` when listening starts (and after each reconnect), then the streams of the namespace with commits since the last batch. */
+export async function* namespaceChanges(context: PostgresContext, signal: AbortSignal): AsyncGenerator<ChangedStreams> {
+  assertOpen(context);
+  if (signal.aborted) return;
+  yield* context.listener.subscribeNamespace(context.namespace, signal);
 }
