@@ -80,9 +80,14 @@ export class RunRecord<State> {
     this.#lookAhead.stateAfter([]);
   }
 
-  /** Appends `graph:run-started`; when another executor started the run first, folds theirs (which checks it is the same graph). */
+  /**
+   * Appends `graph:run-started` unless the fold already holds it (another step of this executor
+   * started the run while this one waited for the lock); when another executor started the run
+   * first, folds theirs (which checks it is the same graph).
+   */
   start(started: NewEvent, log: StepLog): Promise<void> {
     return this.exclusive(async () => {
+      if (this.folder.revision > 0) return;
       try {
         await this.appendAndFold([started], log);
       } catch (error) {
@@ -92,9 +97,15 @@ export class RunRecord<State> {
     });
   }
 
-  /** Appends a dispatch batch's events (`batch` starts at index 0) in one append; false when another writer got there first. */
-  dispatch(events: readonly NewEvent[], batch: readonly DispatchCommand[], log: StepLog): Promise<boolean> {
+  /**
+   * Appends a dispatch batch's events (`batch` starts at index 0) in one append, at `decidedAt`,
+   * the revision of the fold `decide` returned the batch for; false, writing nothing, when the
+   * fold has moved since (another step of this executor wrote while this one waited for the
+   * lock: the batch may be dispatched already) or another writer got there first.
+   */
+  dispatch(events: readonly NewEvent[], batch: readonly DispatchCommand[], decidedAt: number, log: StepLog): Promise<boolean> {
     return this.exclusive(async () => {
+      if (this.folder.revision !== decidedAt) return false;
       try {
         await this.appendAndFold(events, log, { commands: batch, at: 0 });
         return true;

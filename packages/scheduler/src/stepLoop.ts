@@ -74,8 +74,10 @@ export class StepLoop<State> {
           await this.#record.start(this.#events.runStarted(this.#graph as CompiledGraph<unknown>), caller.log);
           continue;
         case 'dispatch': {
+          // The batch is `decide`'s at this revision: written only while the fold is still there.
+          const decidedAt = this.#record.revision;
           const events = this.#events.dispatchBatch(step.batch, caller.startsAttempts ? this.#retrySafe : null);
-          const dispatched = await this.#record.dispatch(events, step.batch, caller.log);
+          const dispatched = await this.#record.dispatch(events, step.batch, decidedAt, caller.log);
           if (dispatched && caller.startsAttempts) await this.#runner.runStartedBatch(step.batch.map((command) => command.position), caller);
           continue;
         }
