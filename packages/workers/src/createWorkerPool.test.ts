@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RunStatuses, compileGraph, isGraphExecutionError, runStatusOf, teamGraphType } from '@roundtable/graph';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
-import { newEvent } from '@roundtable/test-utils';
+import { newEvent, readAll } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { DEFAULT_QUEUE_SCHEMA, createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
 import type { RunClient, WorkerPool } from './index.js';
@@ -159,7 +159,52 @@ describe('one pool', () => {
     expect(await storage.head('host-first')).toBe(1);
   });
 
-  it('an answer whose client died before queueing its job is run once someone answers that pause again (STALE_ANSWER)', async () => {
+  it('an answer written without resumeRun (answerPause, as roundtable answer writes it) is picked up by a running pool and run once', async () => {
+    const graph = approvalTeamGraph();
+    const runs: unknown[] = [];
+    const nodes = {
+      shipper: {
+        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
+        run: (ctx: { resume: unknown }) => {
+          runs.push(ctx.resume);
+          return { summary: 'shipped' };
+        },
+      },
+    };
+    // Two pools hear the answer: the job exists once, the attempt runs once.
+    for (let i = 0; i < 2; i++) pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
+    await client.submitRun({ runId: 'outside-answer', graph });
+    expect((await settled('outside-answer')).kind).toBe('pause');
+    const paused = (await readAll(storage, 'outside-answer')).findLast((event) => event.type === 'graph:node-paused')!;
+    await answerPause({ storage, runId: 'outside-answer', position: 'team/shipper/1', value: 'from outside', pausedAt: paused.revision });
+    expect(await settled('outside-answer', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
+    expect(runs).toEqual(['from outside']);
+  });
+
+  it('a pool that starts after an answer was written picks it up when it starts listening', async () => {
+    const graph = approvalTeamGraph();
+    const runs: unknown[] = [];
+    const nodes = {
+      shipper: {
+        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
+        run: (ctx: { resume: unknown }) => {
+          runs.push(ctx.resume);
+          return { summary: 'shipped' };
+        },
+      },
+    };
+    const first = await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 });
+    await client.submitRun({ runId: 'answered-offline', graph });
+    expect((await settled('answered-offline')).kind).toBe('pause');
+    await first.close();
+    await answerPause({ storage, runId: 'answered-offline', position: 'team/shipper/1', value: 'while no pool ran' });
+    expect(await client.runStatus({ runId: 'answered-offline' })).toEqual({ kind: 'waiting', positions: ['team/shipper/1'] });
+    pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
+    expect(await settled('answered-offline', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
+    expect(runs).toEqual(['while no pool ran']);
+  });
+
+  it('an answer whose client died before queueing its job is run once; a later resumeRun of that pause is STALE_ANSWER and queues nothing more', async () => {
     const graph = approvalTeamGraph();
     const runs: unknown[] = [];
     const nodes = {
@@ -175,9 +220,8 @@ describe('one pool', () => {
     await client.submitRun({ runId: 'orphan-answer', graph });
     const paused = await settled('orphan-answer');
     expect(paused.kind).toBe('pause');
-    // The client's append of the answer, and no job: as if it died right after.
+    // The client's append of the answer, and no job: as if it died right after (the pool picks it up).
     await answerPause({ storage, runId: 'orphan-answer', position: 'team/shipper/1', value: 'first' });
-    expect(await client.runStatus({ runId: 'orphan-answer' })).toEqual({ kind: 'waiting', positions: ['team/shipper/1'] });
     const stale = await rejection(client.resumeRun({ runId: 'orphan-answer', position: 'team/shipper/1', value: 'second' }));
     expect(isGraphExecutionError(stale, 'STALE_ANSWER')).toBe(true);
     expect(await settled('orphan-answer')).toMatchObject({ kind: 'complete' });

@@ -1,11 +1,12 @@
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import type { GraphRunResult } from '@roundtable/scheduler';
+import { startAnswerPickup } from './answerPickup.js';
 import { JobQueue, wakeChannel } from './jobQueue.js';
 import type { HeldJob } from './jobQueue.js';
 import { RunExecutors } from './runExecutors.js';
 import { runStep } from './runStep.js';
-import { resolveTeams } from './teams.js';
+import { queueName, resolveTeams } from './teams.js';
 import type { ResolvedTeam, WorkerTeam } from './teams.js';
 import { badOption, defaultWorkerId, integerOption, resolveConnection } from './workerOptions.js';
 import type { WorkersConnectionOptions } from './workerOptions.js';
@@ -178,6 +179,20 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
     })();
   }
 
+  // Answers written by others (roundtable answer, the viewer, answerPause) get their job here.
+  const storageSchema = connection.schema ?? DEFAULT_SCHEMA;
+  const pickup = startAnswerPickup({
+    storage,
+    queueOf: (digest) => {
+      const name = queueName(digest, storageSchema, connection.namespace);
+      return teams.has(name) ? name : null;
+    },
+    send: (name, runId, position, pausedAt) => queue.send(name, connection.namespace, [{ runId, position }], { answer: pausedAt }),
+    folded: (runId) => executors.revisionOf(runId),
+    onError: (error) => {
+      lastError = error instanceof Error ? error.message : String(error);
+    },
+  });
   const wake = new WakeListener(connection.connectionString, wakeChannel(connection.queueSchema), (name) => {
     if (name === null || teams.has(name)) pump();
   });
@@ -192,6 +207,7 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       closed ??= (async () => {
         closing = true;
         clearInterval(poller);
+        await pickup.stop();
         await wake.stop();
         while (pumping) await new Promise((resolve) => setTimeout(resolve, 5));
         await Promise.all([...running]);

@@ -1,0 +1,94 @@
+import { GraphEventTypes } from '@roundtable/graph';
+import { loadRunDefinition } from '@roundtable/scheduler';
+import type { StoredEvent } from '@roundtable/storage';
+import type { PostgresStorage } from '@roundtable/storage-postgres';
+
+export interface AnswerPickupOptions {
+  readonly storage: PostgresStorage;
+  /** The queue of a run's team by its definition digest, or null for a team this pool does not run. */
+  readonly queueOf: (digest: string) => string | null;
+  /** Queues the job of the answer to `position`'s pause at `pausedAt` (the id `resumeRun` gives it, so it exists once). */
+  readonly send: (queue: string, runId: string, position: string, pausedAt: number) => Promise<void>;
+  /** The revision this pool last folded of the run, when it holds the run: a head it folded needs no look. */
+  readonly folded: (runId: string) => number | null;
+  readonly onError: (error: unknown) => void;
+}
+
+export interface AnswerPickup {
+  stop(): Promise<void>;
+}
+
+/**
+ * Answers written without `resumeRun` (`roundtable answer`, the viewer, `answerPause`: SPEC 20)
+ * get their job from any pool: it hears every commit of its namespace (`changedStreams`), and a
+ * run whose newest event is a `graph:node-resumed` has each answered pause that no attempt has
+ * started since queued as the job `resumeRun` would have queued for it. When listening starts
+ * (and after a reconnect, when commits may have gone unannounced) every run of the namespace
+ * whose newest event is an answer is looked at.
+ */
+export function startAnswerPickup(options: AnswerPickupOptions): AnswerPickup {
+  const controller = new AbortController();
+  const { storage, onError } = options;
+  const done = (async () => {
+    try {
+      for await (const batch of storage.changedStreams(controller.signal)) {
+        const runIds = batch.all ? await everyStream(storage) : batch.streamIds;
+        for (const runId of runIds) {
+          if (controller.signal.aborted) return;
+          await lookAt(options, runId).catch(onError);
+        }
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) onError(error);
+    }
+  })();
+  return {
+    async stop() {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+async function everyStream(storage: PostgresStorage): Promise<string[]> {
+  const runIds: string[] = [];
+  for await (const { streamId } of storage.streams()) runIds.push(streamId);
+  return runIds;
+}
+
+async function lookAt(options: AnswerPickupOptions, runId: string): Promise<void> {
+  const { storage } = options;
+  const head = await storage.head(runId);
+  if (head === 0 || options.folded(runId) === head) return;
+  let newest: StoredEvent | undefined;
+  for await (const event of storage.read(runId, { after: head - 1 })) newest = event;
+  if (newest?.type !== GraphEventTypes.NODE_RESUMED) return;
+  const answers = await unstartedAnswers(storage, runId);
+  if (answers.length === 0) return;
+  const definition = await loadRunDefinition(storage, runId);
+  const queue = definition === null ? null : options.queueOf(definition.digest);
+  if (queue === null) return;
+  for (const { position, pausedAt } of answers) await options.send(queue, runId, position, pausedAt);
+}
+
+/** Every answered pause of the run that no attempt has started since, with the revision of the pause; none once the run is cancelled. */
+async function unstartedAnswers(storage: PostgresStorage, runId: string): Promise<{ position: string; pausedAt: number }[]> {
+  const paused = new Map<string, number>();
+  const answered = new Map<string, number>();
+  for await (const event of storage.read(runId)) {
+    const position = (event.payload as { position?: unknown } | null)?.position;
+    if (event.type === GraphEventTypes.RUN_CANCELLED) return [];
+    if (typeof position !== 'string') continue;
+    if (event.type === GraphEventTypes.NODE_PAUSED) paused.set(position, event.revision);
+    else if (event.type === GraphEventTypes.NODE_RESUMED) {
+      // An answer to the pause; a resume of a started attempt (crash recovery) answers none.
+      const pausedAt = paused.get(position);
+      if (pausedAt !== undefined) answered.set(position, pausedAt);
+      paused.delete(position);
+    } else if (event.type === GraphEventTypes.NODE_ATTEMPT_STARTED) {
+      answered.delete(position);
+      paused.delete(position);
+    }
+  }
+  return [...answered].map(([position, pausedAt]) => ({ position, pausedAt }));
+}
