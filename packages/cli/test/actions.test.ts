@@ -1,10 +1,11 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@roundtable/storage';
 import { snapshotTree } from '@roundtable/test-utils';
-import { STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startCancellableRecord, startServedRecord, writeRecord } from './helpers.js';
+import { BIN, STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startCancellableRecord, startServedRecord, writeRecord } from './helpers.js';
 
 // `roundtable answer` and `cancel`: commands that append (SPEC 20), over a real record
 // written by the real executor, paused at the reviewer's approval. The first case runs the built
@@ -106,6 +107,32 @@ describe.each(['fs', 'sqlite'] as const)('roundtable answer (%s)', (adapter) => 
     const record = await events(store);
     expect(written).toEqual({ runId: 'paused-run', position: POSITION, revision: record.length, pausedAt: pauseRevision(record) });
     expect(record.at(-1)!.payload).toMatchObject({ value: { approved: false, note: 'from a file' } });
+  });
+});
+
+describe.each(['fs', 'sqlite'] as const)('open pauses in show and runs (%s)', (adapter) => {
+  it('lists each open pause with its revision, request and the answer command, which answers it when run in a shell', async () => {
+    const store = await pausedStore(adapter, `listed ${adapter} it's`);
+    const pausedAt = pauseRevision(await events(store));
+    const show = await inProcess(['show', 'paused-run', '--store', store]);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`Open pauses`);
+    expect(show.stdout).toContain(`  ${POSITION} at revision ${pausedAt}: needs approval\n    request {"question":"Ship the notes?"}\n`);
+    const command = show.stdout.split('\n').find((line) => line.trim().startsWith('roundtable answer '))!.trim();
+    const json = JSON.parse((await inProcess(['runs', '-o', 'json', '--store', store])).stdout) as { runs: { openPauses: { position: string; pausedAt: number; answer: string }[] }[] };
+    expect(json.runs[0]!.openPauses).toMatchObject([{ position: POSITION, pausedAt, answer: command }]);
+    const runs = await inProcess(['runs', '--store', store]);
+    expect(runs.stdout).toContain(`  paused-run ${POSITION} at revision ${pausedAt}: needs approval`);
+    // The command as printed, quoting and all, with the value filled in.
+    const filled = command.replace("--value '<json>'", `--value '{"approved":true,"note":"from the printed command"}'`);
+    const ran = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile('bash', ['-c', `roundtable() { "${process.execPath}" "${BIN}" "$@"; }; ${filled}`], (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr }));
+    });
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect((await events(store)).at(-1)).toMatchObject({ type: 'graph:node-resumed', payload: { value: { approved: true, note: 'from the printed command' } } });
+    // Answered: nothing open any more.
+    expect((await inProcess(['show', 'paused-run', '--store', store])).stdout).not.toContain('Open pauses');
   });
 });
 

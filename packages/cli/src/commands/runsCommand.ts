@@ -3,7 +3,10 @@ import { ExitCodes, println, withStorage } from '../cliContext.js';
 import type { FormatOptions } from '../optionValues.js';
 import { safe, table } from '../output.js';
 import { printableJson } from '../printable.js';
+import { openPauses } from '../openPauses.js';
+import type { OpenPause } from '../openPauses.js';
 import { readRun } from '../readRun.js';
+import { pauseLines } from './showCommand.js';
 import type { RunReport } from '../runInspector.js';
 
 /** One run as `runs -o json` lists it. */
@@ -15,9 +18,11 @@ export interface RunListing {
   readonly turns: number;
   readonly revision: number;
   readonly lastEventAt: string | null;
+  /** Each open pause with its revision, request and the `roundtable answer` command for it. */
+  readonly openPauses: readonly OpenPause[];
 }
 
-export function runListing(report: RunReport): RunListing {
+export function runListing(report: RunReport, store: string | null = null): RunListing {
   return {
     runId: report.runId,
     definitionId: report.definition?.id ?? null,
@@ -26,6 +31,7 @@ export function runListing(report: RunReport): RunListing {
     turns: report.turns,
     revision: report.revision,
     lastEventAt: report.lastEventAt,
+    openPauses: openPauses(report.runId, report.attempts, report.status, store),
   };
 }
 
@@ -39,7 +45,7 @@ export async function runsCommand(io: CliIo, options: FormatOptions): Promise<nu
   const format = options.output ?? 'text';
   return withStorage(io, options, async (storage) => {
     const listings: RunListing[] = [];
-    for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report()));
+    for await (const { streamId } of storage.streams()) listings.push(runListing((await readRun(storage, streamId)).report(), options.store ?? null));
     if (format === 'json') println(io, printableJson({ runs: listings }, 2));
     else if (listings.length === 0) println(io, noRuns(storage.identity.namespace));
     else {
@@ -51,6 +57,8 @@ export async function runsCommand(io: CliIo, options: FormatOptions): Promise<nu
         safe(run.lastEventAt ?? '-'),
       ]);
       println(io, table(['RUN', 'TEAM', 'STATUS', 'TURNS', 'LAST EVENT'], rows));
+      const lines = pauseLines(listings.flatMap((run) => run.openPauses.map((pause) => ({ ...pause, runId: run.runId }))));
+      if (lines.length > 0) println(io, lines.join('\n'));
     }
     return listings.some((run) => run.status.kind === 'unreadable') ? ExitCodes.NOT_WELL : ExitCodes.OK;
   });

@@ -3,6 +3,8 @@ import { ExitCodes, println, withStorage } from '../cliContext.js';
 import type { FormatOptions } from '../optionValues.js';
 import { formatDuration, safe, safeJson, table } from '../output.js';
 import { printableJson } from '../printable.js';
+import { openPauses } from '../openPauses.js';
+import type { OpenPause } from '../openPauses.js';
 import { readRun } from '../readRun.js';
 import type { AttemptRecord, RunReport } from '../runInspector.js';
 
@@ -28,7 +30,7 @@ function postsText(attempt: AttemptRecord): string {
 }
 
 /** The run's timeline and outcome as lines for people; every string from the record escaped. */
-export function showText(report: RunReport): string {
+export function showText(report: RunReport, pauses: readonly OpenPause[] = []): string {
   const lines: string[] = [];
   const definition = report.definition;
   lines.push(
@@ -68,7 +70,29 @@ export function showText(report: RunReport): string {
   if (status.kind === 'waiting') lines.push(`  attempts without an outcome (running elsewhere, or their process stopped): ${status.positions?.map(safe).join(', ')}`);
   if (status.kind === 'running') lines.push(`  next: ${status.positions?.map(safe).join(', ')}`);
   if (report.problem !== null) lines.push(`  at revision ${report.problem.revision}: ${safe(report.problem.code)}: ${safe(report.problem.message)}`);
+  lines.push(...pauseLines(pauses));
   return lines.join('\n');
+}
+
+/**
+ * A command as typed: escaped like every string from the record only when it holds something a
+ * terminal must not get raw (then it is shown, not meant to be pasted); a shell's quoting, its
+ * backslashes included, stays as it is.
+ */
+function pastable(command: string): string {
+  const withoutBackslashes = command.replaceAll('\\', '');
+  return safe(withoutBackslashes) === withoutBackslashes ? command : safe(command);
+}
+
+/** Each open pause with its revision and request, and the command that answers it. */
+export function pauseLines(pauses: readonly (OpenPause & { readonly runId?: string })[]): string[] {
+  if (pauses.length === 0) return [];
+  const lines = ['', 'Open pauses (answer with the command; --approve or --reject [--note <text>] instead of --value for a yes or no):'];
+  for (const pause of pauses) {
+    const where = pause.runId === undefined ? safe(pause.position) : `${safe(pause.runId)} ${safe(pause.position)}`;
+    lines.push(`  ${where} at revision ${pause.pausedAt}: ${safe(pause.reason)}`, `    request ${safeJson(pause.request)}`, `    ${pastable(pause.answer)}`);
+  }
+  return lines;
 }
 
 /** `roundtable show <runId>`. Exit 1 for a failed or unreadable run. */
@@ -76,7 +100,8 @@ export async function showCommand(io: CliIo, runId: string, options: FormatOptio
   const format = options.output ?? 'text';
   return withStorage(io, options, async (storage) => {
     const report = (await readRun(storage, runId)).report();
-    println(io, format === 'json' ? printableJson(report, 2) : showText(report));
+    const pauses = openPauses(runId, report.attempts, report.status, options.store ?? null);
+    println(io, format === 'json' ? printableJson({ ...report, openPauses: pauses }, 2) : showText(report, pauses));
     return report.status.kind === 'failed' || report.status.kind === 'unreadable' ? ExitCodes.NOT_WELL : ExitCodes.OK;
   });
 }
