@@ -134,7 +134,11 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     ['text', 'json'],
   ).action(run((runId: string, options: CancelOptions) => cancelCommand(io, runId, options)));
   addStoreOptions(
-    program.command('view').option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)', parsePort).description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
+    program
+      .command('view')
+      .option('--port <n>', 'the port on 127.0.0.1 (default: a random free port)', parsePort)
+      .option('--actions', 'let the page answer pauses and cancel runs (each POST carries the token in the printed URL)')
+      .description('serve the run viewer on 127.0.0.1 until Ctrl-C'),
     ['text'],
   ).action(run((options: ViewOptions) => viewCommand(io, options)));
   return program;

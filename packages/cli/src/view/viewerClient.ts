@@ -4,6 +4,7 @@
 // room files. It imports only types and files of its own folder, which the build bundles in,
 // so the built file has no imports.
 import type { RunListing } from '../commands/runsCommand.js';
+import type { OpenPause } from '../openPauses.js';
 import type { AttemptRecord, RunReport, RunStatus } from '../runInspector.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
 import { escapeField } from './escapeField.js';
@@ -14,6 +15,12 @@ const app = document.getElementById('app')!;
 const liveBadge = document.getElementById('live')!;
 let liveSource: EventSource | null = null;
 let renderToken = 0;
+// `roundtable view --actions` prints the URL with ?token=…: every POST carries it in a header.
+const actionToken = new URLSearchParams(location.search).get('token');
+const actionsOn: Promise<boolean> = fetch('/api/config', { headers: { Accept: 'application/json' } })
+  .then((response) => response.json() as Promise<{ actions?: boolean }>)
+  .then((config) => config.actions === true && actionToken !== null)
+  .catch(() => false);
 
 function nodesOf(children: readonly Child[]): Node[] {
   const nodes: Node[] = [];
@@ -57,6 +64,75 @@ async function api<T>(path: string): Promise<T> {
   const body = (await response.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
   if (!response.ok) throw new ApiError(body?.error?.code ?? `HTTP_${response.status}`, body?.error?.message ?? response.statusText);
   return body as T;
+}
+
+/** A POST of the viewer's actions; a refusal (STALE_ANSWER, RUN_ENDED, …) is an ApiError with its code. */
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const response = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'x-roundtable-token': actionToken ?? '' }, body: JSON.stringify(body) });
+  const answer = (await response.json().catch(() => null)) as (T & { error?: { code: string; message: string } }) | null;
+  if (!response.ok) throw new ApiError(answer?.error?.code ?? `HTTP_${response.status}`, answer?.error?.message ?? response.statusText);
+  return answer as T;
+}
+
+/** A request that asks for a yes or no: a review or an approval (its `kind`), or a question. */
+function isYesNo(request: unknown): boolean {
+  if (typeof request !== 'object' || request === null) return false;
+  const { kind, question } = request as { kind?: unknown; question?: unknown };
+  return kind === 'review' || kind === 'approval' || kind === 'tool-approval' || typeof question === 'string';
+}
+
+/** The form under an open pause: a JSON value, and Approve / Reject for a yes or no. The answer is bound to the pause shown (pausedAt). */
+function answerForm(runId: string, pause: OpenPause): HTMLElement {
+  const status = el('div', { className: 'action-status', role: 'status' });
+  const value = el('textarea', { className: 'answer-value mono', rows: 3, 'aria-label': `answer to ${pause.position}` }) as HTMLTextAreaElement;
+  const send = async (answer: unknown) => {
+    setChildren(status, 'Sending…');
+    try {
+      const written = await post<{ revision: number }>(`/api/runs/${encodeURIComponent(runId)}/answer`, { position: pause.position, value: answer, pausedAt: pause.pausedAt });
+      setChildren(status, `Answered: wrote revision ${written.revision}.`);
+    } catch (error) {
+      setChildren(status, problemBox(error instanceof ApiError ? error.code : 'ERROR', error instanceof Error ? error.message : String(error)));
+    }
+  };
+  const sendJson = () => {
+    let answer: unknown;
+    try {
+      answer = JSON.parse(value.value);
+    } catch {
+      setChildren(status, problemBox('BAD_JSON', 'The answer must be JSON (a string in double quotes).'));
+      return;
+    }
+    void send(answer);
+  };
+  return el(
+    'div',
+    { className: 'answer-form', 'data-answer': pause.position },
+    value,
+    el('button', { type: 'button', className: 'answer-send', onclick: sendJson }, 'Answer'),
+    isYesNo(pause.request)
+      ? [
+          el('button', { type: 'button', className: 'answer-approve', onclick: () => void send({ approved: true }) }, 'Approve'),
+          el('button', { type: 'button', className: 'answer-reject', onclick: () => void send({ approved: false }) }, 'Reject'),
+        ]
+      : null,
+    status,
+  );
+}
+
+/** Cancel on a run that has not ended: one `graph:run-cancelled` with the reason typed. */
+function cancelForm(runId: string): HTMLElement {
+  const status = el('div', { className: 'action-status', role: 'status' });
+  const reason = el('input', { type: 'text', className: 'cancel-reason', maxlength: 1024, placeholder: 'why (for the record)', 'aria-label': 'cancel reason' }) as HTMLInputElement;
+  const cancel = async () => {
+    try {
+      const written = await post<{ revision: number }>(`/api/runs/${encodeURIComponent(runId)}/cancel`, { reason: reason.value });
+      setChildren(status, `Cancelled: wrote revision ${written.revision}.`);
+    } catch (error) {
+      setChildren(status, problemBox(error instanceof ApiError ? error.code : 'ERROR', error instanceof Error ? error.message : String(error)));
+    }
+  };
+  const button = el('button', { type: 'button', className: 'cancel-run', onclick: () => void cancel() }, 'Cancel run');
+  return el('div', { className: 'cancel-form' }, reason, button, status);
 }
 
 function problemBox(code: string, message: string, revision?: number): HTMLElement {
@@ -125,7 +201,7 @@ function lanes(report: RunReport): HTMLElement {
   );
 }
 
-function openAttempts(report: RunReport): Child {
+function openAttempts(report: RunReport & { readonly openPauses?: readonly OpenPause[] }, actions: boolean): Child {
   const latest = new Map<string, AttemptRecord>();
   for (const attempt of report.attempts) latest.set(attempt.position, attempt);
   // A position's latest attempt is open unless it completed, failed or was retried (a retry or a resume opens the next one).
@@ -149,8 +225,14 @@ function openAttempts(report: RunReport): Child {
               : 'dispatched, not started',
       ),
       attempt.status === 'paused' ? el('pre', { className: 'request' }, JSON.stringify(attempt.request, null, 2)) : null,
+      actions && attempt.status === 'paused' ? pauseForm(report, attempt.position) : null,
     ),
   );
+}
+
+function pauseForm(report: RunReport & { readonly openPauses?: readonly OpenPause[] }, position: string): Child {
+  const pause = report.openPauses?.find((open) => open.position === position);
+  return pause === undefined ? null : answerForm(report.runId, pause);
 }
 
 function roomsSection(rooms: RoomsResponse): Child {
@@ -213,10 +295,13 @@ function stateSection(runId: string, head: number): HTMLElement {
 async function renderRun(runId: string): Promise<void> {
   const token = ++renderToken;
   const path = `/api/runs/${encodeURIComponent(runId)}`;
-  const [report, rooms, events] = await Promise.all([api<RunReport>(path), api<RoomsResponse>(`${path}/rooms`), api<EventsResponse>(`${path}/events`)]);
+  const [report, rooms, events, actions] = await Promise.all([api<RunReport & { openPauses: OpenPause[] }>(path), api<RoomsResponse>(`${path}/rooms`), api<EventsResponse>(`${path}/events`), actionsOn]);
   if (token !== renderToken) return;
   const definition = report.definition;
   const scroll = window.scrollY;
+  // What a person is typing survives the live re-render that each new event brings.
+  const typed = new Map<string, string>();
+  for (const field of app.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('.answer-value, .cancel-reason')) typed.set(field.getAttribute('aria-label') ?? '', field.value);
   setChildren(
     app,
     el('p', null, el('a', { href: '#/' }, '← all runs')),
@@ -232,7 +317,8 @@ async function renderRun(runId: string): Promise<void> {
     el('h2', null, 'Lanes'),
     lanes(report),
     el('h2', null, 'Paused and waiting'),
-    openAttempts(report),
+    openAttempts(report, actions),
+    actions && !['complete', 'failed', 'cancelled', 'unreadable'].includes(report.status.kind) ? cancelForm(runId) : null,
     el('h2', null, 'Rooms'),
     roomsSection(rooms),
     el('h2', null, 'State'),
@@ -240,6 +326,7 @@ async function renderRun(runId: string): Promise<void> {
     el('h2', null, 'Events'),
     eventsSection(events),
   );
+  for (const field of app.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('.answer-value, .cancel-reason')) field.value = typed.get(field.getAttribute('aria-label') ?? '') ?? '';
   window.scrollTo(0, scroll);
   app.dataset.revision = String(report.revision);
   if (liveSource === null && report.problem === null) startLive(runId, report.revision);
@@ -270,5 +357,8 @@ function route(): void {
   work.catch(showError);
 }
 
+void actionsOn.then((on) => {
+  if (on) document.querySelector('.subtitle')!.textContent = 'run viewer (answers and cancels on)';
+});
 window.addEventListener('hashchange', route);
 route();

@@ -13,16 +13,21 @@ import { checkPort, parseNonNegativeInteger, parseRunId } from '../optionValues.
 import { printableJson } from '../printable.js';
 import { readRun, requireRunHead } from '../readRun.js';
 import { RunInspector } from '../runInspector.js';
+import { openPauses } from '../openPauses.js';
+import { ActionRefused, actionStatus, answerAction, cancelAction, checkActionRequest, readActionBody } from './viewerActions.js';
+import type { ViewerActions } from './viewerActions.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
 
 export interface ViewerOptions {
   readonly storage: RunStorage;
   /** 0 (the default) picks a random free port. */
   readonly port?: number;
+  /** Given (`roundtable view --actions`), the page can answer pauses and cancel runs; else every POST is 405. */
+  readonly actions?: ViewerActions;
 }
 
 export interface RunningViewer {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://127.0.0.1:<port>/`, with `?token=<token>` when the viewer takes actions. */
   readonly url: string;
   readonly port: number;
   /** Stops serving and ends every live connection. */
@@ -183,7 +188,19 @@ function live(storage: RunStorage, runId: string, after: number, request: Incomi
   })();
 }
 
-async function route(storage: RunStorage, request: IncomingMessage, response: ServerResponse, url: URL, closing: AbortSignal): Promise<void> {
+/** A POST of `--actions`: answer or cancel (fork comes with SPEC 21's forkRun), after the origin, token and body checks. */
+async function act(actions: ViewerActions, request: IncomingMessage, response: ServerResponse, url: URL, port: number): Promise<void> {
+  const match = /^\/api\/runs\/([^/]+)\/(answer|cancel|fork)$/.exec(url.pathname);
+  if (match === null) throw new ActionRefused(404, 'NOT_FOUND', `No action at ${url.pathname}: POST /api/runs/<runId>/answer, /cancel or /fork.`);
+  checkActionRequest(request, port, actions.token);
+  const body = await readActionBody(request);
+  const runId = runIdSegment(match[1]!);
+  if (match[2] === 'answer') sendJson(response, 200, await answerAction(actions, runId, body));
+  else if (match[2] === 'cancel') sendJson(response, 200, await cancelAction(actions, runId, body));
+  else throw new ActionRefused(501, 'FORK_UNAVAILABLE', 'Forking a run comes with roundtable fork (SPEC 21), which this version does not have yet.');
+}
+
+async function route(storage: RunStorage, request: IncomingMessage, response: ServerResponse, url: URL, closing: AbortSignal, actionsOn: boolean): Promise<void> {
   const asset = STATIC_FILES[url.pathname];
   if (asset !== undefined) {
     const body = await readFile(fileURLToPath(asset.file));
@@ -194,6 +211,10 @@ async function route(storage: RunStorage, request: IncomingMessage, response: Se
   if (url.pathname === '/favicon.ico') {
     response.writeHead(204, SECURITY_HEADERS);
     response.end();
+    return;
+  }
+  if (url.pathname === '/api/config') {
+    sendJson(response, 200, { actions: actionsOn });
     return;
   }
   if (url.pathname === '/api/runs') {
@@ -209,9 +230,11 @@ async function route(storage: RunStorage, request: IncomingMessage, response: Se
   }
   const runId = runIdSegment(match[1]!);
   switch (match[2]) {
-    case undefined:
-      sendJson(response, 200, (await readRun(storage, runId)).report());
+    case undefined: {
+      const report = (await readRun(storage, runId)).report();
+      sendJson(response, 200, { ...report, openPauses: openPauses(runId, report.attempts, report.status, null) });
       return;
+    }
     case 'events':
       sendJson(response, 200, await events(storage, runId, revisionParam(url, 'after') ?? 0));
       return;
@@ -231,7 +254,8 @@ async function route(storage: RunStorage, request: IncomingMessage, response: Se
  * Serves the run viewer on 127.0.0.1 only: the static page and read-only JSON endpoints over
  * `storage`, plus server-sent events fed by `followStream` for live updates. Requests whose
  * Host is not 127.0.0.1 or localhost (with this port) are refused (DNS rebinding), as is every
- * method but GET and HEAD. Nothing it does appends to a record.
+ * method but GET and HEAD. Without `actions` nothing it does appends to a record; with them the
+ * POSTs of `viewerActions.ts` answer and cancel (origin, token and size checked).
  */
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const { storage } = options;
@@ -243,13 +267,26 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
       sendJson(response, 403, { error: { code: 'HOST_NOT_ALLOWED', message: 'This viewer answers only to 127.0.0.1 and localhost.' } });
       return;
     }
+    if (request.method === 'POST' && options.actions !== undefined) {
+      const actions = options.actions;
+      Promise.resolve()
+        .then(() => act(actions, request, response, requestUrl(request, port), port))
+        .catch((error: unknown) => {
+          if (response.headersSent) return void response.end();
+          // A body refused part way is not read on: the connection ends with the answer.
+          if (!request.complete) response.setHeader('Connection', 'close');
+          const code = error instanceof ActionRefused || isRoundtableError(error) ? (error as { code: string }).code : 'UNEXPECTED';
+          sendJson(response, actionStatus(error), { error: { code, message: error instanceof Error ? error.message : String(error) } });
+        });
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      response.setHeader('Allow', 'GET, HEAD');
-      sendJson(response, 405, { error: { code: 'READ_ONLY', message: 'The viewer is read-only.' } });
+      response.setHeader('Allow', options.actions === undefined ? 'GET, HEAD' : 'GET, HEAD, POST');
+      sendJson(response, 405, { error: { code: 'READ_ONLY', message: options.actions === undefined ? 'The viewer is read-only: start it with roundtable view --actions to answer and cancel from the page.' : 'Only GET, HEAD and the POST actions are served.' } });
       return;
     }
     Promise.resolve()
-      .then(() => route(storage, request, response, requestUrl(request, port), closing.signal))
+      .then(() => route(storage, request, response, requestUrl(request, port), closing.signal, options.actions !== undefined))
       .catch((error: unknown) => {
         if (!response.headersSent) sendError(response, error);
         else response.end();
@@ -264,7 +301,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
   });
   port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://127.0.0.1:${port}/${options.actions === undefined ? '' : `?token=${options.actions.token}`}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {
