@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
 import type { DemoStorageKind } from './runDemo.js';
 
-export const DEMO_USAGE = 'Usage: pnpm demo [--storage memory|fs|sqlite|postgres] [--keep DIR] [--engine functions|ai-sdk]';
+export const DEMO_USAGE = 'Usage: pnpm demo [--storage memory|fs|sqlite|postgres] [--keep DIR] [--engine functions|ai-sdk] [--serve]';
 
 const KINDS: readonly DemoStorageKind[] = ['memory', 'fs', 'sqlite', 'postgres'];
 const ENGINES = ['functions', 'ai-sdk'] as const;
 
 export type DemoArgs =
-  | { readonly kind: 'run'; readonly storage: DemoStorageKind; readonly engine: (typeof ENGINES)[number]; readonly keep?: string }
+  /** `serve`: the reviewer asks a person first, and the run waits for the answer from another process. */
+  | { readonly kind: 'run'; readonly storage: DemoStorageKind; readonly engine: (typeof ENGINES)[number]; readonly keep?: string; readonly serve: boolean }
   | { readonly kind: 'help' }
   /** Bad usage: the one-line reason, for `demo: USAGE: <message>` and exit 2. */
   | { readonly kind: 'usage'; readonly message: string };
@@ -18,7 +19,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
   try {
     ({ values } = parseArgs({
       args: argv.filter((arg) => arg !== '--'),
-      options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, engine: { type: 'string', default: 'functions' }, help: { type: 'boolean', short: 'h' } },
+      options: { storage: { type: 'string', default: 'fs' }, keep: { type: 'string' }, engine: { type: 'string', default: 'functions' }, serve: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {
     // node:util's parse errors (ERR_PARSE_ARGS_*): the first sentence says what was wrong.
@@ -30,5 +31,6 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
   const engine = ENGINES.find((name) => name === values.engine);
   if (engine === undefined) return { kind: 'usage', message: `--engine must be one of ${ENGINES.join(', ')}, not ${JSON.stringify(values.engine)}` };
   if (values.keep === '') return { kind: 'usage', message: '--keep needs a directory' };
-  return { kind: 'run', storage, engine, ...(values.keep === undefined ? {} : { keep: values.keep }) };
+  if (values.serve && storage !== 'fs' && storage !== 'sqlite') return { kind: 'usage', message: `--serve needs a record that roundtable answer in another process can reach: --storage fs or sqlite, not ${storage}` };
+  return { kind: 'run', storage, engine, serve: values.serve, ...(values.keep === undefined ? {} : { keep: values.keep }) };
 }

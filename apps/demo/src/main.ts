@@ -2,7 +2,7 @@ import { aiSdkEngine, usageLines } from './aiSdkEngine.js';
 import { DEMO_USAGE, parseDemoArgs } from './demoArgs.js';
 import { inspectCommands } from './inspectCommands.js';
 import { RUN_ID, runDemo } from './runDemo.js';
-import type { DemoReport } from './runDemo.js';
+import type { DemoPause, DemoReport } from './runDemo.js';
 
 function print(report: DemoReport, engine: string): void {
   const out: string[] = [];
@@ -28,6 +28,21 @@ function print(report: DemoReport, engine: string): void {
   console.log(out.join('\n'));
 }
 
+/** What `--serve` prints at its pause: the answer command, the viewer alternative, and that it waits. */
+function printPause(pause: DemoPause): void {
+  const store = /^[\w@%+=:,./-]+$/.test(pause.store) ? pause.store : `'${pause.store.replaceAll("'", "'\\''")}'`;
+  console.log(
+    [
+      `The run is paused at ${pause.position} (revision ${pause.pausedAt}): ${pause.reason}`,
+      'Answer it from another terminal; this demo then goes on by itself:',
+      `  pnpm roundtable answer ${RUN_ID} ${pause.position} --approve --paused-at ${pause.pausedAt} --store ${store}`,
+      `  (or on a page: pnpm roundtable view --actions --store ${store})`,
+      'Waiting for the answer (Ctrl-C stops the demo)…',
+      '',
+    ].join('\n'),
+  );
+}
+
 async function main(): Promise<number> {
   const args = parseDemoArgs(process.argv.slice(2));
   if (args.kind === 'usage') {
@@ -42,7 +57,14 @@ async function main(): Promise<number> {
     return 0;
   }
   const engine = args.engine === 'ai-sdk' ? aiSdkEngine() : undefined;
-  const report = await runDemo({ storage: args.storage, ...(args.keep === undefined ? {} : { keep: args.keep }), ...(engine === undefined ? {} : { engine }) });
+  const stop = new AbortController();
+  const serve = args.serve ? { onPause: printPause, signal: stop.signal } : undefined;
+  if (serve !== undefined) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const report = await runDemo({ storage: args.storage, ...(args.keep === undefined ? {} : { keep: args.keep }), ...(engine === undefined ? {} : { engine }), ...(serve === undefined ? {} : { serve }) });
+  if (report.stopped) {
+    console.log(`Stopped while the run waited for its answer${report.keptIn === null ? ' (its temporary record is removed).' : `: the pause is kept in ${report.keptIn}.`}`);
+    return 0;
+  }
   print(report, engine?.name ?? 'local functions');
   return report.ok ? 0 : 1;
 }

@@ -7,7 +7,7 @@ import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 import type { DemoEngine } from './aiSdkEngine.js';
 import { openPostgresDemoStore } from './postgresDemoStore.js';
-import { REVIEW_REPLY, releaseGraph, releaseNodes } from './teamConversation.js';
+import { REVIEW_REPLY, releaseGraph, releaseNodes, withApproval } from './teamConversation.js';
 
 export type DemoStorageKind = 'memory' | 'fs' | 'sqlite' | 'postgres';
 
@@ -17,6 +17,21 @@ export interface DemoOptions {
   readonly keep?: string;
   /** The members (default: local functions); see aiSdkEngine.ts for `--engine ai-sdk`. */
   readonly engine?: DemoEngine;
+  /**
+   * `--serve`: the reviewer asks a person first; the run pauses, `onPause` gets the pause (and the
+   * store to answer it in) and `executor.serve` waits until another process answers. `signal`
+   * stops the wait: the demo then ends with the run still paused (`stopped`).
+   */
+  readonly serve?: { readonly onPause: (pause: DemoPause) => void; readonly signal?: AbortSignal };
+}
+
+/** The pause `--serve` waits at, and where to answer it. */
+export interface DemoPause {
+  readonly position: string;
+  readonly reason: string;
+  readonly pausedAt: number;
+  /** The `--store` value of the record. */
+  readonly store: string;
 }
 
 export interface DemoReport {
@@ -34,6 +49,8 @@ export interface DemoReport {
   readonly postgres: string | null;
   /** The kept PostgreSQL record's `--store` URL (no password); null when none outlives the demo. */
   readonly postgresKeptStore: string | null;
+  /** `--serve` stopped by its signal while the run waited for its answer: nothing was checked. */
+  readonly stopped: boolean;
 }
 
 export const RUN_ID = 'release-team-run';
@@ -67,7 +84,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     const storage = open();
     let result: GraphRunResult;
     try {
-      result = await (await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage, nodes: options.engine?.nodes ?? releaseNodes })).run();
+      const nodes = options.engine?.nodes ?? releaseNodes;
+      const executor = await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage, nodes: options.serve === undefined ? nodes : withApproval(nodes) });
+      result = await executor.run();
+      if (options.serve !== undefined && result.kind === 'pause') {
+        const store = options.storage === 'fs' ? `fs:${join(directory, 'record')}` : `sqlite:${join(directory, 'record.sqlite')}`;
+        options.serve.onPause({ position: result.position ?? '', reason: result.reason, pausedAt: executor.revision, store });
+        // Waits for the answer (or a cancel) another process appends, then goes on by itself.
+        result = await executor.serve(options.serve.signal === undefined ? {} : { signal: options.serve.signal });
+        if (options.serve.signal?.aborted === true && result.kind === 'pause') return stoppedReport(options, directory, result);
+      }
     } finally {
       await storage.close();
     }
@@ -116,6 +142,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         result,
         postgres: postgres?.description ?? null,
         postgresKeptStore: postgres?.keptStore ?? null,
+        stopped: false,
       };
     } finally {
       await reopened.close();
@@ -124,4 +151,23 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     await postgres?.dispose();
     if (options.keep === undefined) await rm(directory, { recursive: true, force: true });
   }
+}
+
+/** `--serve` stopped while the run waited: the record keeps the pause (with `--keep`, to answer later). */
+function stoppedReport(options: DemoOptions, directory: string, result: GraphRunResult): DemoReport {
+  return {
+    ok: true,
+    storage: options.storage,
+    messages: [],
+    dispatchOrder: [],
+    finalAnswers: [],
+    projectionRevision: 0,
+    roomFiles: [],
+    checks: [],
+    keptIn: options.keep === undefined ? null : directory,
+    result,
+    postgres: null,
+    postgresKeptStore: null,
+    stopped: true,
+  };
 }

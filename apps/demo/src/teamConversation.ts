@@ -51,3 +51,21 @@ export const releaseNodes = teamMembers(releaseGraph, {
   writer: { run: ({ input }) => writer(input), contract: teamResultContract(releaseGraph, 'writer'), limits: { timeoutMs: 10_000 } },
   reviewer: { run: ({ input }) => reviewer(input), contract: teamResultContract(releaseGraph, 'reviewer'), limits: { timeoutMs: 10_000 } },
 });
+
+/** The reviewer's question to a person in `pnpm demo -- --serve`: a yes or no. */
+export const APPROVAL_REASON = 'Approve the review before the reviewer posts it?';
+
+/**
+ * The same members, but the reviewer first asks a person (`--serve`): it waits with an approval
+ * request, goes on when the answer is `{ approved: true }` and is denied otherwise.
+ */
+export function withApproval<T extends Readonly<Record<string, object>>>(nodes: T): T {
+  const reviewer = {
+    ...(nodes as Record<string, object>).reviewer,
+    decideAction: (ctx: { resume: unknown; pause: { reason: string } | null }) => {
+      if (ctx.pause?.reason !== APPROVAL_REASON) return { kind: 'wait' as const, reason: APPROVAL_REASON, request: { kind: 'approval', question: 'May the reviewer post its review?' } };
+      return (ctx.resume as { approved?: unknown } | null)?.approved === true ? { kind: 'allow' as const } : { kind: 'deny' as const, reason: 'A person rejected the review.' };
+    },
+  };
+  return { ...nodes, reviewer };
+}
