@@ -8,8 +8,11 @@ import { ADAPTERS, benchFanOut, benchPingPong, benchStorage } from './workloads.
 import type { AdapterName } from './workloads.js';
 
 interface Job {
-  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers' | 'workers-ping-pong' | 'memory';
-  readonly adapter: AdapterName | 'none';
+  readonly workload: 'graph-fold' | 'ping-pong' | 'fan-out' | 'storage-append' | 'ai-sdk-overhead' | 'follow' | 'postgres-ping-pong' | 'workers' | 'workers-ping-pong' | 'memory' | 'operator';
+  /** `postgres` for the operator workload on PostgreSQL; `none` where no adapter is chosen. */
+  readonly adapter: AdapterName | 'none' | 'postgres';
+  /** Who holds the run the operator answers (the operator workload): `executor.serve()` or a worker pool. */
+  readonly holder?: 'serve' | 'workers';
   readonly size: number;
   readonly batchSize?: number;
   /** Worker processes (the workers workload). */
@@ -41,6 +44,8 @@ async function runChild(job: Job): Promise<Numbers> {
       return { ...(await (await import('./workersWorkload.js')).benchWorkers(job.workers ?? 1, job.size)) };
     case 'workers-ping-pong':
       return { ...(await (await import('./workersPingPong.js')).benchWorkersPingPong(job.size)) };
+    case 'operator':
+      return { ...(await (await import('./operatorWorkload.js')).benchOperator(job.holder ?? 'serve', job.adapter as AdapterName | 'postgres', job.size)) } as unknown as Numbers;
     case 'memory':
       // The ping-pong run alone, in memory (`none`: a store that checks appends and keeps nothing).
       return { ...(await (await import('./memoryWorkload.js')).benchMemory(job.adapter === 'none' ? 'discard' : 'memory', job.size)) } as unknown as Numbers;
@@ -90,6 +95,9 @@ function plan(quick: boolean): Job[] {
   for (const adapter of ['memory', 'none'] as const) jobs.push({ workload: 'memory', adapter, size: quick ? 10_000 : 100_000, repeats: 1 });
   for (const size of [1_000, 10_000]) jobs.push({ workload: 'workers-ping-pong', adapter: 'none', size, repeats: 1 });
   for (const workers of [1, 2, 4]) jobs.push({ workload: 'workers', adapter: 'none', size: quick ? 24 : 64, workers, repeats: quick ? 1 : 3 });
+  // From an answer's append to the answered attempt's start (SPEC 20), per round; target p50 ≤ 20 ms.
+  for (const adapter of ['fs', 'sqlite-full', 'postgres'] as const) jobs.push({ workload: 'operator', adapter, holder: 'serve', size: quick ? 10 : 40, repeats: 1 });
+  jobs.push({ workload: 'operator', adapter: 'postgres', holder: 'workers', size: quick ? 10 : 40, repeats: 1 });
   return jobs;
 }
 
@@ -119,8 +127,8 @@ async function main(): Promise<void> {
     results.push({ ...job, summary });
     const perUnit = leaf(summary, 'usPerTurn', 'median') ?? leaf(summary, 'usPerEvent', 'median') ?? leaf(summary, 'lastWindow', 'usPerAppend', 'median');
     process.stderr.write(
-      `${job.workload.padEnd(17)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}${job.workers ? ` ${job.workers}w` : ''}`.padEnd(48) +
-        ` ${perUnit === null ? '' : `${perUnit.toFixed(1)} µs/unit`}${job.workload === 'workers' ? `${leaf(summary, 'runsPerSecond', 'median')?.toFixed(1)} runs/s, pick-up p50 ${leaf(summary, 'pickUpMs', 'p50', 'median')} ms p95 ${leaf(summary, 'pickUpMs', 'p95', 'median')} ms` : ''}  rss ${leaf(summary, 'peakRssMiB', 'median')?.toFixed(0)} MiB\n`,
+      `${job.workload.padEnd(17)} ${job.adapter.padEnd(14)} ${String(job.size).padStart(7)}${job.batchSize ? ` ×${job.batchSize}` : ''}${job.workers ? ` ${job.workers}w` : ''}${job.holder ? ` ${job.holder}` : ''}`.padEnd(48) +
+        ` ${perUnit === null ? '' : `${perUnit.toFixed(1)} µs/unit`}${job.workload === 'workers' ? `${leaf(summary, 'runsPerSecond', 'median')?.toFixed(1)} runs/s, pick-up p50 ${leaf(summary, 'pickUpMs', 'p50', 'median')} ms p95 ${leaf(summary, 'pickUpMs', 'p95', 'median')} ms` : ''}${job.workload === 'operator' ? `answer → attempt start p50 ${leaf(summary, 'answerToStartMs', 'p50', 'median')?.toFixed(1)} ms p95 ${leaf(summary, 'answerToStartMs', 'p95', 'median')?.toFixed(1)} ms` : ''}  rss ${leaf(summary, 'peakRssMiB', 'median')?.toFixed(0)} MiB\n`,
     );
   }
   // Flatness: µs per unit at the largest size over the smallest, per workload and adapter.
