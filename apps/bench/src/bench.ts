@@ -45,7 +45,7 @@ async function runChild(job: Job): Promise<Numbers> {
     case 'workers-ping-pong':
       return { ...(await (await import('./workersPingPong.js')).benchWorkersPingPong(job.size)) };
     case 'operator':
-      return { ...(await (await import('./operatorWorkload.js')).benchOperator(job.holder ?? 'serve', job.adapter as AdapterName | 'postgres', job.size)) } as unknown as Numbers;
+      return { ...(await (await import('./operatorWorkload.js')).benchOperator(job.holder ?? 'serve', job.adapter as AdapterName | 'postgres', job.size)) };
     case 'memory':
       // The ping-pong run alone, in memory (`none`: a store that checks appends and keeps nothing).
       return { ...(await (await import('./memoryWorkload.js')).benchMemory(job.adapter === 'none' ? 'discard' : 'memory', job.size)) } as unknown as Numbers;
