@@ -73,7 +73,7 @@ export async function writeKilledRecord(adapter: 'fs' | 'sqlite', path: string, 
  * process), and waits until that attempt started. Resolves with what the writer printed at its
  * end (the run's result kind) once it exits.
  */
-export function startCancellableRecord(adapter: 'fs' | 'sqlite', path: string, runId: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
+export function startCancellableRecord(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
   return startRecordWriter(adapter, path, runId, 'cancellable', 'in-attempt');
 }
 
@@ -81,11 +81,11 @@ export function startCancellableRecord(adapter: 'fs' | 'sqlite', path: string, r
  * Starts a record writer whose `executor.serve()` holds the paused run (scenario `serve`), and
  * waits until it paused. Resolves with what it printed at its end once it exits.
  */
-export function startServedRecord(adapter: 'fs' | 'sqlite', path: string, runId: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
+export function startServedRecord(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
   return startRecordWriter(adapter, path, runId, 'serve', 'serving');
 }
 
-async function startRecordWriter(adapter: 'fs' | 'sqlite', path: string, runId: string, scenario: string, ready: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
+async function startRecordWriter(adapter: 'fs' | 'sqlite' | 'postgres', path: string, runId: string, scenario: string, ready: string): Promise<{ readonly ended: Promise<{ code: number | null; stdout: string }> }> {
   const child = spawn(process.execPath, [WRITE_RECORD, adapter, path, runId, scenario], { stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresCatalog, postgresServer } from '@roundtable/test-utils';
 import type { PostgresServer, TestDatabase } from '@roundtable/test-utils';
 import { rawPostgresClient } from '@roundtable/test-utils/harness';
-import { assertBuilt, roundtable, startRoundtable, writeRecord } from './helpers.js';
+import { assertBuilt, roundtable, startCancellableRecord, startRoundtable, startServedRecord, writeRecord } from './helpers.js';
 
 // A real PostgreSQL: ROUNDTABLE_POSTGRES_URL when set, otherwise an embedded server for this file.
 let server: PostgresServer;
@@ -32,6 +32,28 @@ describe('roundtable over postgres://', () => {
     const verify = await roundtable(['verify', '--all', '--store', database.url, '-o', 'json']);
     expect(verify.code).toBe(0);
     expect(JSON.parse(verify.stdout).ok).toBe(true);
+  });
+
+  it('answer lets a serve() process in another process go on (NOTIFY hints), and cancel stops an attempt running in another process', async () => {
+    const served = await startServedRecord('postgres', database.url, 'served-run');
+    let pausedAt = 0;
+    while (pausedAt === 0) {
+      const show = await roundtable(['show', 'served-run', '-o', 'json', '--store', database.url]);
+      pausedAt = (JSON.parse(show.stdout) as { openPauses: { pausedAt: number }[] }).openPauses[0]?.pausedAt ?? 0;
+    }
+    const answered = await roundtable(['answer', 'served-run', 'team/reviewer/1', '--approve', '--paused-at', String(pausedAt), '--store', database.url]);
+    expect([answered.code, answered.stderr]).toEqual([0, '']);
+    const ended = await served.ended;
+    expect(ended.stdout).toContain(JSON.stringify({ kind: 'complete', given: [{ approved: true }] }));
+
+    const running = await startCancellableRecord('postgres', database.url, 'running-run');
+    const cancelled = await roundtable(['cancel', 'running-run', '--reason', 'stop it', '--store', database.url]);
+    expect([cancelled.code, cancelled.stderr]).toEqual([0, '']);
+    const stopped = await running.ended;
+    expect(stopped.stdout).toContain('{"kind":"cancelled"}');
+    const show = await roundtable(['show', 'running-run', '-o', 'json', '--store', database.url]);
+    expect(JSON.parse(show.stdout)).toMatchObject({ status: { kind: 'cancelled', reason: 'stop it' } });
+    expect(show.stdout).toContain('CANCELLED');
   });
 
   it('tail -f prints a turn another process appends (NOTIFY hints), and stops on SIGINT', async () => {
