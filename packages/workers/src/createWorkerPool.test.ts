@@ -40,6 +40,19 @@ async function pool(options: { waitMs?: number; concurrency?: number; nodes?: Re
   return created;
 }
 
+/** The approval team's shipper: it pauses for approval, then records each answer it ran with in `runs`. */
+function shipperNodes(runs: unknown[]) {
+  return {
+    shipper: {
+      decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
+      run: (ctx: { resume: unknown }) => {
+        runs.push(ctx.resume);
+        return { summary: 'shipped' };
+      },
+    },
+  };
+}
+
 /** Waits (by hints on the record, and polling as a fallback) until runStatus is not waiting (or `done` says so). */
 async function settled(runId: string, done = (kind: string) => kind !== 'waiting'): Promise<Awaited<ReturnType<RunClient['runStatus']>>> {
   for (;;) {
@@ -162,15 +175,7 @@ describe('one pool', () => {
   it('an answer written without resumeRun (answerPause, as roundtable answer writes it) is picked up by a running pool and run once', async () => {
     const graph = approvalTeamGraph();
     const runs: unknown[] = [];
-    const nodes = {
-      shipper: {
-        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
-        run: (ctx: { resume: unknown }) => {
-          runs.push(ctx.resume);
-          return { summary: 'shipped' };
-        },
-      },
-    };
+    const nodes = shipperNodes(runs);
     // Two pools hear the answer: the job exists once, the attempt runs once.
     for (let i = 0; i < 2; i++) pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
     await client.submitRun({ runId: 'outside-answer', graph });
@@ -184,15 +189,7 @@ describe('one pool', () => {
   it('a pool that starts after an answer was written picks it up when it starts listening', async () => {
     const graph = approvalTeamGraph();
     const runs: unknown[] = [];
-    const nodes = {
-      shipper: {
-        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
-        run: (ctx: { resume: unknown }) => {
-          runs.push(ctx.resume);
-          return { summary: 'shipped' };
-        },
-      },
-    };
+    const nodes = shipperNodes(runs);
     const first = await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 });
     await client.submitRun({ runId: 'answered-offline', graph });
     expect((await settled('answered-offline')).kind).toBe('pause');
@@ -207,15 +204,7 @@ describe('one pool', () => {
   it('an answer whose client died before queueing its job is run once; a later resumeRun of that pause is STALE_ANSWER and queues nothing more', async () => {
     const graph = approvalTeamGraph();
     const runs: unknown[] = [];
-    const nodes = {
-      shipper: {
-        decideAction: (ctx: { resume: unknown }) => (ctx.resume === null ? { kind: 'wait' as const, reason: 'needs approval', request: { ask: 'ship?' } } : { kind: 'allow' as const }),
-        run: (ctx: { resume: unknown }) => {
-          runs.push(ctx.resume);
-          return { summary: 'shipped' };
-        },
-      },
-    };
+    const nodes = shipperNodes(runs);
     pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
     await client.submitRun({ runId: 'orphan-answer', graph });
     const paused = await settled('orphan-answer');
