@@ -1,5 +1,4 @@
 import { GraphEventTypes } from '@roundtable/graph';
-import { loadRunDefinition } from '@roundtable/scheduler';
 import type { StoredEvent } from '@roundtable/storage';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 
@@ -11,6 +10,8 @@ export interface AnswerPickupOptions {
   readonly send: (queue: string, runId: string, position: string, pausedAt: number) => Promise<void>;
   /** The revision this pool last folded of the run, when it holds the run: a head it folded needs no look. */
   readonly folded: (runId: string) => number | null;
+  /** Called once a run's answers are queued: claim them now rather than at the queue's wake. */
+  readonly queued?: () => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -63,21 +64,29 @@ async function lookAt(options: AnswerPickupOptions, runId: string): Promise<void
   let newest: StoredEvent | undefined;
   for await (const event of storage.read(runId, { after: head - 1 })) newest = event;
   if (newest?.type !== GraphEventTypes.NODE_RESUMED) return;
-  const answers = await unstartedAnswers(storage, runId);
-  if (answers.length === 0) return;
-  const definition = await loadRunDefinition(storage, runId);
-  const queue = definition === null ? null : options.queueOf(definition.digest);
+  const { digest, answers } = await unstartedAnswers(storage, runId);
+  const queue = digest === null || answers.length === 0 ? null : options.queueOf(digest);
   if (queue === null) return;
   for (const { position, pausedAt } of answers) await options.send(queue, runId, position, pausedAt);
+  options.queued?.();
 }
 
-/** Every answered pause of the run that no attempt has started since, with the revision of the pause; none once the run is cancelled. */
-async function unstartedAnswers(storage: PostgresStorage, runId: string): Promise<{ position: string; pausedAt: number }[]> {
+/**
+ * The run's definition digest (from its `graph:run-started`), and every answered pause of the
+ * run that no attempt has started since, with the revision of the pause; none once the run is
+ * cancelled.
+ */
+async function unstartedAnswers(storage: PostgresStorage, runId: string): Promise<{ digest: string | null; answers: { position: string; pausedAt: number }[] }> {
   const paused = new Map<string, number>();
   const answered = new Map<string, number>();
+  let digest: string | null = null;
   for await (const event of storage.read(runId)) {
     const position = (event.payload as { position?: unknown } | null)?.position;
-    if (event.type === GraphEventTypes.RUN_CANCELLED) return [];
+    if (event.type === GraphEventTypes.RUN_STARTED) {
+      const stored = (event.payload as { definition?: { digest?: unknown } } | null)?.definition?.digest;
+      digest = typeof stored === 'string' ? stored : null;
+    }
+    if (event.type === GraphEventTypes.RUN_CANCELLED) return { digest, answers: [] };
     if (typeof position !== 'string') continue;
     if (event.type === GraphEventTypes.NODE_PAUSED) paused.set(position, event.revision);
     else if (event.type === GraphEventTypes.NODE_RESUMED) {
@@ -90,5 +99,5 @@ async function unstartedAnswers(storage: PostgresStorage, runId: string): Promis
       paused.delete(position);
     }
   }
-  return [...answered].map(([position, pausedAt]) => ({ position, pausedAt }));
+  return { digest, answers: [...answered].map(([position, pausedAt]) => ({ position, pausedAt })) };
 }

@@ -189,6 +189,7 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
     },
     send: (name, runId, position, pausedAt) => queue.send(name, connection.namespace, [{ runId, position }], { answer: pausedAt }),
     folded: (runId) => executors.revisionOf(runId),
+    queued: () => pump(),
     onError: (error) => {
       lastError = error instanceof Error ? error.message : String(error);
     },
