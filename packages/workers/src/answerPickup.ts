@@ -1,6 +1,8 @@
 import { GraphEventTypes } from '@roundtable/graph';
-import type { StoredEvent } from '@roundtable/storage';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
+
+/** How many of a changed run's newest events are looked at for an answer. */
+export const RECENT_EVENTS = 16;
 
 export interface AnswerPickupOptions {
   readonly storage: PostgresStorage;
@@ -22,10 +24,10 @@ export interface AnswerPickup {
 /**
  * Answers written without `resumeRun` (`roundtable answer`, the viewer, `answerPause`: SPEC 20)
  * get their job from any pool: it hears every commit of its namespace (`changedStreams`), and a
- * run whose newest event is a `graph:node-resumed` has each answered pause that no attempt has
- * started since queued as the job `resumeRun` would have queued for it. When listening starts
- * (and after a reconnect, when commits may have gone unannounced) every run of the namespace
- * whose newest event is an answer is looked at.
+ * run with a `graph:node-resumed` among its newest events (`RECENT_EVENTS`) has each answered
+ * pause that no attempt has started since queued as the job `resumeRun` would have queued for
+ * it. When listening starts (and after a reconnect, when commits may have gone unannounced)
+ * every run of the namespace is looked at so.
  */
 export function startAnswerPickup(options: AnswerPickupOptions): AnswerPickup {
   const controller = new AbortController();
@@ -61,9 +63,10 @@ async function lookAt(options: AnswerPickupOptions, runId: string): Promise<void
   const { storage } = options;
   const head = await storage.head(runId);
   if (head === 0 || options.folded(runId) === head) return;
-  let newest: StoredEvent | undefined;
-  for await (const event of storage.read(runId, { after: head - 1 })) newest = event;
-  if (newest?.type !== GraphEventTypes.NODE_RESUMED) return;
+  // An answer among the newest events (others may have appended after it before anyone looked).
+  let answeredLately = false;
+  for await (const event of storage.read(runId, { after: Math.max(0, head - RECENT_EVENTS) })) if (event.type === GraphEventTypes.NODE_RESUMED) answeredLately = true;
+  if (!answeredLately) return;
   const { digest, answers } = await unstartedAnswers(storage, runId);
   const queue = digest === null || answers.length === 0 ? null : options.queueOf(digest);
   if (queue === null) return;

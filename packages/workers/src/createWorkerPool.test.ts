@@ -186,7 +186,7 @@ describe('one pool', () => {
     expect(runs).toEqual(['from outside']);
   });
 
-  it('a pool that starts after an answer was written picks it up when it starts listening', async () => {
+  it('a pool that starts after an answer was written picks it up when it starts listening, also when another append came after the answer', async () => {
     const graph = approvalTeamGraph();
     const runs: unknown[] = [];
     const nodes = shipperNodes(runs);
@@ -195,6 +195,8 @@ describe('one pool', () => {
     expect((await settled('answered-offline')).kind).toBe('pause');
     await first.close();
     await answerPause({ storage, runId: 'answered-offline', position: 'team/shipper/1', value: 'while no pool ran' });
+    // Another process appends after the answer: it is no longer the run's newest event.
+    await storage.append('answered-offline', await storage.head('answered-offline'), [newEvent('host-note', { note: 'after the answer' }, { type: 'host:note', correlationId: 'answered-offline' })]);
     expect(await client.runStatus({ runId: 'answered-offline' })).toEqual({ kind: 'waiting', positions: ['team/shipper/1'] });
     pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
     expect(await settled('answered-offline', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
