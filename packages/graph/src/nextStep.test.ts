@@ -44,6 +44,20 @@ describe('nextStep(graph, folder): what is next in a folded run', () => {
     expect(isEndStep(step)).toBe(true);
   });
 
+  it('after a cancel: attempts while a started one has no outcome (nothing ready, a paused one not in flight), then cancelled with the reason and the revision of the cancel', () => {
+    const cancel = (reason: string): [string, { reason: string }] => [GraphEventTypes.RUN_CANCELLED, { reason }];
+    // a is running, b paused: the cancel at revision 7 leaves only a in flight.
+    const running = recordOf(pair, a1.dispatched, b1.dispatched, a1.started(1), b1.started(1), b1.paused('why'), cancel('stop'));
+    expect(kinds(nextStep(pair, foldAll(pair, running)))).toEqual({ ready: [], inFlight: ['team/a/1'], positions: ['team/a/1'] });
+    // Its outcome comes in: cancelled, whatever decide would dispatch now.
+    const ended = nextStep(pair, foldAll(pair, [...running, ...recordOf(pair, a1.completed()).slice(1).map((event) => ({ ...event, revision: running.length + 1, eventId: 'late' }))]));
+    expect(ended).toEqual({ kind: 'cancelled', reason: 'stop', revision: 7 });
+    expect(isEndStep(ended)).toBe(true);
+    expect(runStatusOf(ended)).toBe('cancelled');
+    // A dispatched position that never started is not in flight: a cancel ends the run at once.
+    expect(nextStep(pair, foldAll(pair, recordOf(pair, a1.dispatched, b1.dispatched, cancel('early'))))).toEqual({ kind: 'cancelled', reason: 'early', revision: 4 });
+  });
+
   it('ends with fail and every recorded failure in node order, or with complete', () => {
     const failed = nextStep(pair, foldAll(pair, recordOf(pair, a1.dispatched, b1.dispatched, a1.started(1), b1.started(1), b1.failed('DENIED', 'no b'), a1.failed('TIMEOUT', 'slow'))));
     expect(failed).toMatchObject({ kind: 'fail', failures: [{ memberId: 'a', position: 'team/a/1', code: 'TIMEOUT', message: 'slow' }, { memberId: 'b', position: 'team/b/1', code: 'DENIED', message: 'no b' }] });
