@@ -12,7 +12,10 @@ import { assertBuilt, roundtableInProcess, startRoundtable, writeRecord } from '
 // STALE_ANSWER (409) because the killed one had written it. Never two answers, never half of one.
 // 6 kills per adapter here, 100 with FAULT_SCALE=full.
 
-const ROUNDS = process.env.FAULT_SCALE === 'full' ? 100 : 6;
+const FULL = process.env.FAULT_SCALE === 'full';
+const ROUNDS = FULL ? 100 : 6;
+// A hang guard: each round starts a record writer and two viewers, seconds apiece on a loaded machine.
+const HANG_MS = FULL ? 3_600_000 : 300_000;
 const POSITION = 'team/reviewer/1';
 let scratch: string;
 
@@ -95,5 +98,5 @@ describe.each(['fs', 'sqlite'] as const)('SIGKILL of view --actions mid-POST on 
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     }
     console.log(`view kills (${adapter}): ${ROUNDS} kills; answer written before the kill ${outcomes.writtenBeforeKill}, on the retry ${outcomes.writtenOnRetry}`);
-  });
+  }, HANG_MS);
 });
