@@ -10,8 +10,6 @@ export interface AnswerPickupOptions {
   readonly queueOf: (digest: string) => string | null;
   /** Queues the job of the answer to `position`'s pause at `pausedAt` (the id `resumeRun` gives it, so it exists once). */
   readonly send: (queue: string, runId: string, position: string, pausedAt: number) => Promise<void>;
-  /** The revision this pool last folded of the run, when it holds the run: a head it folded needs no look. */
-  readonly folded: (runId: string) => number | null;
   /** Called once a run's answers are queued: claim them now rather than at the queue's wake. */
   readonly queued?: () => void;
   readonly onError: (error: unknown) => void;
@@ -23,22 +21,24 @@ export interface AnswerPickup {
 
 /**
  * Answers written without `resumeRun` (`roundtable answer`, the viewer, `answerPause`: SPEC 20)
- * get their job from any pool: it hears every commit of its namespace (`changedStreams`), and a
- * run with a `graph:node-resumed` among its newest events (`RECENT_EVENTS`) has each answered
- * pause that no attempt has started since queued as the job `resumeRun` would have queued for
- * it. When listening starts (and after a reconnect, when commits may have gone unannounced)
- * every run of the namespace is looked at so.
+ * get their job from any pool: it hears every commit of its namespace (`changedStreams`), reads
+ * what is new in the run since it last looked, and when that holds a `graph:node-resumed` queues
+ * each answered pause that no attempt has started since, as the job `resumeRun` would have
+ * queued for it. When listening starts (and after a reconnect, when commits may have gone
+ * unannounced) every run of the namespace is looked at so; a run it sees for the first time is
+ * read from its `RECENT_EVENTS` newest events.
  */
 export function startAnswerPickup(options: AnswerPickupOptions): AnswerPickup {
   const controller = new AbortController();
   const { storage, onError } = options;
+  const seen = new Map<string, number>();
   const done = (async () => {
     try {
       for await (const batch of storage.changedStreams(controller.signal)) {
         const runIds = batch.all ? await everyStream(storage) : batch.streamIds;
         for (const runId of runIds) {
           if (controller.signal.aborted) return;
-          await lookAt(options, runId).catch(onError);
+          await lookAt(options, seen, runId).catch(onError);
         }
       }
     } catch (error) {
@@ -59,19 +59,34 @@ async function everyStream(storage: PostgresStorage): Promise<string[]> {
   return runIds;
 }
 
-async function lookAt(options: AnswerPickupOptions, runId: string): Promise<void> {
+/** How many runs' last looked-at heads a pool remembers (the least recently looked at forgotten first). */
+export const REMEMBERED_RUNS = 10_000;
+
+/**
+ * Looks at what is new in a run since this pool last looked (on first sight, its
+ * `RECENT_EVENTS` newest events) and queues the jobs of its unstarted answers when there is an
+ * answer among it. Never skipped because the pool's own executor folded the run: a step of
+ * another position may have folded an answer that only this look queues.
+ */
+async function lookAt(options: AnswerPickupOptions, seen: Map<string, number>, runId: string): Promise<void> {
   const { storage } = options;
   const head = await storage.head(runId);
-  if (head === 0 || options.folded(runId) === head) return;
-  // An answer among the newest events (others may have appended after it before anyone looked).
-  let answeredLately = false;
-  for await (const event of storage.read(runId, { after: Math.max(0, head - RECENT_EVENTS) })) if (event.type === GraphEventTypes.NODE_RESUMED) answeredLately = true;
-  if (!answeredLately) return;
-  const { digest, answers } = await unstartedAnswers(storage, runId);
-  const queue = digest === null || answers.length === 0 ? null : options.queueOf(digest);
-  if (queue === null) return;
-  for (const { position, pausedAt } of answers) await options.send(queue, runId, position, pausedAt);
-  options.queued?.();
+  const known = seen.get(runId);
+  if (head === 0 || (known !== undefined && known >= head)) return;
+  let answered = false;
+  for await (const event of storage.read(runId, { after: known ?? Math.max(0, head - RECENT_EVENTS) })) if (event.type === GraphEventTypes.NODE_RESUMED) answered = true;
+  if (answered) {
+    const { digest, answers } = await unstartedAnswers(storage, runId);
+    const queue = digest === null || answers.length === 0 ? null : options.queueOf(digest);
+    if (queue !== null) {
+      for (const { position, pausedAt } of answers) await options.send(queue, runId, position, pausedAt);
+      options.queued?.();
+    }
+  }
+  // Remembered once its answers are queued: a look that failed part way is taken again.
+  seen.delete(runId);
+  seen.set(runId, head);
+  if (seen.size > REMEMBERED_RUNS) seen.delete(seen.keys().next().value!);
 }
 
 /**

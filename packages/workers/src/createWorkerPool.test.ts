@@ -186,6 +186,22 @@ describe('one pool', () => {
     expect(runs).toEqual(['from outside']);
   });
 
+  it('an answer committed together with more events than a look at the newest ones covers is still run: the pool reads all that is new since it last looked', async () => {
+    const graph = approvalTeamGraph();
+    const runs: unknown[] = [];
+    const nodes = shipperNodes(runs);
+    pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes } }, pollIntervalMs: 100 }));
+    await client.submitRun({ runId: 'buried-answer', graph });
+    expect((await settled('buried-answer')).kind).toBe('pause');
+    // The answer and 20 host events in one commit: one hint, after which the answer is 21 deep.
+    const head = await storage.head('buried-answer');
+    const answer = newEvent('buried-resume', { nodeId: 'shipper', position: 'team/shipper/1', value: 'under the notes' }, { type: 'graph:node-resumed', correlationId: 'buried-answer' });
+    const notes = Array.from({ length: 20 }, (_, i) => newEvent(`buried-note-${i}`, { note: i }, { type: 'host:note', correlationId: 'buried-answer' }));
+    await storage.append('buried-answer', head, [answer, ...notes]);
+    expect(await settled('buried-answer', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
+    expect(runs).toEqual(['under the notes']);
+  });
+
   it('a pool that starts after an answer was written picks it up when it starts listening, also when another append came after the answer', async () => {
     const graph = approvalTeamGraph();
     const runs: unknown[] = [];

@@ -188,7 +188,6 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       return teams.has(name) ? name : null;
     },
     send: (name, runId, position, pausedAt) => queue.send(name, connection.namespace, [{ runId, position }], { answer: pausedAt }),
-    folded: (runId) => executors.revisionOf(runId),
     queued: () => pump(),
     onError: (error) => {
       lastError = error instanceof Error ? error.message : String(error);

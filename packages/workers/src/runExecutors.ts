@@ -37,11 +37,6 @@ export class RunExecutors {
     return executor;
   }
 
-  /** The revision the run's held executor folded last, or null when none is held (the order of use is not changed). */
-  revisionOf(runId: string): number | null {
-    return this.#entries.get(runId)?.executor.revision ?? null;
-  }
-
   /** Forgets the run's executor (after a step failed, its fold may be half way through a read). */
   drop(runId: string): void {
     this.#entries.delete(runId);
