@@ -45,28 +45,12 @@ export class ChangeListener {
   /** Yields once when listening starts, then once for each batch of notifications about `key`, until `signal` aborts or the listener closes. */
   async *subscribe(key: string, signal: AbortSignal): AsyncGenerator<void> {
     const subscriber: Subscriber = { pending: false, wake: null };
-    let set = this.subscribers.get(key);
-    if (set === undefined) this.subscribers.set(key, (set = new Set()));
-    set.add(subscriber);
-    const onAbort = () => subscriber.wake?.();
-    signal.addEventListener('abort', onAbort);
-    this.ensureListening();
-    try {
-      while (!signal.aborted && !this.closed) {
-        if (subscriber.pending) {
-          subscriber.pending = false;
-          yield;
-          continue;
-        }
-        await new Promise<void>((resolve) => (subscriber.wake = resolve));
-        subscriber.wake = null;
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      set.delete(subscriber);
-      if (set.size === 0) this.subscribers.delete(key);
-      if (!this.wanted) this.stopListening();
-    }
+    const take = () => {
+      if (!subscriber.pending) return undefined;
+      subscriber.pending = false;
+      return true;
+    };
+    for await (const _ of this.deliver(this.subscribers, key, subscriber, signal, take)) yield;
   }
 
   /**
@@ -74,21 +58,36 @@ export class ChangeListener {
    * `namespace` that had appends committed since the last batch, until `signal` aborts or the
    * listener closes.
    */
-  async *subscribeNamespace(namespace: string, signal: AbortSignal): AsyncGenerator<ChangedStreams> {
+  subscribeNamespace(namespace: string, signal: AbortSignal): AsyncGenerator<ChangedStreams> {
     const subscriber: NamespaceSubscriber = { all: false, streamIds: new Set(), wake: null };
-    let set = this.namespaceSubscribers.get(namespace);
-    if (set === undefined) this.namespaceSubscribers.set(namespace, (set = new Set()));
+    const take = () => {
+      if (!subscriber.all && subscriber.streamIds.size === 0) return undefined;
+      const batch = { all: subscriber.all, streamIds: [...subscriber.streamIds] };
+      subscriber.all = false;
+      subscriber.streamIds.clear();
+      return batch;
+    };
+    return this.deliver(this.namespaceSubscribers, namespace, subscriber, signal, take);
+  }
+
+  /**
+   * One subscription's life: registered under `key` while it lasts (the listening connection is
+   * opened for it), it yields what `take` finds pending each time the subscriber is woken, and
+   * unregisters (closing the connection when nobody else wants it) once `signal` aborts, the
+   * listener closes or the consumer stops.
+   */
+  private async *deliver<S extends { wake: (() => void) | null }, T>(subscribers: Map<string, Set<S>>, key: string, subscriber: S, signal: AbortSignal, take: () => T | undefined): AsyncGenerator<T> {
+    let set = subscribers.get(key);
+    if (set === undefined) subscribers.set(key, (set = new Set()));
     set.add(subscriber);
     const onAbort = () => subscriber.wake?.();
     signal.addEventListener('abort', onAbort);
     this.ensureListening();
     try {
       while (!signal.aborted && !this.closed) {
-        if (subscriber.all || subscriber.streamIds.size > 0) {
-          const batch = { all: subscriber.all, streamIds: [...subscriber.streamIds] };
-          subscriber.all = false;
-          subscriber.streamIds.clear();
-          yield batch;
+        const item = take();
+        if (item !== undefined) {
+          yield item;
           continue;
         }
         await new Promise<void>((resolve) => (subscriber.wake = resolve));
@@ -97,7 +96,7 @@ export class ChangeListener {
     } finally {
       signal.removeEventListener('abort', onAbort);
       set.delete(subscriber);
-      if (set.size === 0) this.namespaceSubscribers.delete(namespace);
+      if (set.size === 0) subscribers.delete(key);
       if (!this.wanted) this.stopListening();
     }
   }
