@@ -86,6 +86,28 @@ describe('cancelRun', () => {
     expect(events.at(-1)!.payload).toMatchObject({ nodeId: 'reviewer', code: AttemptFailureCodes.CANCELLED, message: 'The run was cancelled: stop now' });
   });
 
+  it('aborts an attempt a step (runAttempt, as a worker runs it) has in flight: recorded CANCELLED, the step reports the cancel as next', async () => {
+    const backing = createMemoryBacking();
+    let started = false;
+    const nodes = {
+      ...seedNodes,
+      writer: async (ctx: { signal: AbortSignal }) => {
+        started = true;
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+        throw ctx.signal.reason;
+      },
+    };
+    const executor = await createGraphExecutor({ runId: RUN, graph: compileSeed(), storage: createMemoryStorage({ backing }), nodes });
+    await executor.advance();
+    const step = executor.runAttempt('team/writer/1');
+    await until(() => started);
+    const { revision } = await cancelRun({ storage: createMemoryStorage({ backing }), runId: RUN, reason: 'from outside' });
+    const report = await step;
+    expect(report.next).toEqual({ kind: 'cancelled', reason: 'from outside', revision });
+    expect(report.written.map((event) => event.type)).toEqual(['graph:node-attempt-started', 'graph:node-failed']);
+    expect(report.written.at(-1)!.payload).toMatchObject({ nodeId: 'writer', code: AttemptFailureCodes.CANCELLED });
+  });
+
   it('keeps the result of an attempt that completes anyway, dispatches nothing after it, and retries nothing after a cancel', async () => {
     const backing = createMemoryBacking();
     let release!: () => void;
