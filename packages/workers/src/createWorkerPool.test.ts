@@ -288,8 +288,10 @@ describe('one pool', () => {
     const first = await pool({ nodes, concurrency: 4 });
     const graph = workersTeamGraph(TURNS);
     const runIds = ['close-a', 'close-b', 'close-c'];
+    // Listening before anything is submitted: attempts may start before submitRun returns.
+    const twoStarted = new Promise<void>((resolve) => (notify = () => started >= 2 && resolve()));
     await Promise.all(runIds.map((runId) => client.submitRun({ runId, graph })));
-    await new Promise<void>((resolve) => (notify = () => started >= 2 && resolve()));
+    await twoStarted;
     const closing = first.close();
     release();
     await closing;
