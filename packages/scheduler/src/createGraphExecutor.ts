@@ -94,6 +94,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
    * folded last, so an append that lands during a pass is never slept through.
    */
   async serve(options: ServeOptions = {}): Promise<GraphRunResult> {
+    const poll = options.pollIntervalMs;
+    // Refused before the first pass writes anything, not at its first wait.
+    if (poll !== undefined && (typeof poll !== 'number' || !Number.isFinite(poll) || poll <= 0)) {
+      throw new GraphExecutionError('PROTOCOL', `serve: pollIntervalMs must be a positive number, got ${String(poll)}.`);
+    }
     this.#enter();
     try {
       const signal = options.signal ?? new AbortController().signal;
@@ -106,7 +111,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
           throw error;
         }
         if ((result.kind !== 'pause' && result.kind !== 'waiting') || signal.aborted) return result;
-        await waitForAppend(this.#storage, this.runId, { after: this.#record.revision, signal, ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }) });
+        await waitForAppend(this.#storage, this.runId, { after: this.#record.revision, signal, ...(poll === undefined ? {} : { pollIntervalMs: poll }) });
         if (signal.aborted) return await this.#standing();
       }
     } finally {
@@ -237,7 +242,7 @@ class StoredGraphExecutor<State> implements GraphExecutor {
 
   /** A step: any number at once, but not during `run` or `resume`; an aborted signal stops before any write. */
   async #step(signal: AbortSignal | undefined, body: (caller: OutcomeCaller) => Promise<NextStep>): Promise<StepReport> {
-    if (this.#busy) throw new GraphExecutionError('PROTOCOL', 'A step cannot be taken while run or resume is in progress on this executor.');
+    if (this.#busy) throw new GraphExecutionError('PROTOCOL', 'A step cannot be taken while run, resume or serve is in progress on this executor.');
     this.#steps++;
     const stepSignal = signal ?? new AbortController().signal;
     const watch = this.#cancelWatch(stepSignal);

@@ -176,6 +176,15 @@ describe('executor.serve', () => {
     expect(await storage.head('never')).toBe(0);
   });
 
+  it('refuses a bad pollIntervalMs with PROTOCOL before it writes anything', async () => {
+    const storage = createMemoryStorage();
+    const executor = await createGraphExecutor({ runId: 'bad-poll', graph, storage, nodes: asker([]) });
+    for (const pollIntervalMs of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, '50' as unknown as number]) {
+      await expect(executor.serve({ pollIntervalMs })).rejects.toSatisfy((error) => isGraphExecutionError(error, 'PROTOCOL'));
+    }
+    expect(await storage.head('bad-poll')).toBe(0);
+  });
+
   it('is one session at a time: run, resume or a step while it serves is PROTOCOL', async () => {
     const storage = createMemoryStorage();
     const executor = await createGraphExecutor({ runId: 'alone', graph, storage, nodes: asker([]) });

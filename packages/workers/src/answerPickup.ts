@@ -70,11 +70,20 @@ export const REMEMBERED_RUNS = 10_000;
  */
 async function lookAt(options: AnswerPickupOptions, seen: Map<string, number>, runId: string): Promise<void> {
   const { storage } = options;
-  const head = await storage.head(runId);
-  const known = seen.get(runId);
-  if (head === 0 || (known !== undefined && known >= head)) return;
+  // A run it knows is read on from where it left off; only a new one needs its head first.
+  let from = seen.get(runId);
+  if (from === undefined) {
+    const head = await storage.head(runId);
+    if (head === 0) return;
+    from = Math.max(0, head - RECENT_EVENTS);
+  }
+  let head = from;
   let answered = false;
-  for await (const event of storage.read(runId, { after: known ?? Math.max(0, head - RECENT_EVENTS) })) if (event.type === GraphEventTypes.NODE_RESUMED) answered = true;
+  for await (const event of storage.read(runId, { after: from })) {
+    head = event.revision;
+    if (event.type === GraphEventTypes.NODE_RESUMED) answered = true;
+  }
+  if (head === from) return;
   if (answered) {
     const { digest, answers } = await unstartedAnswers(storage, runId);
     const queue = digest === null || answers.length === 0 ? null : options.queueOf(digest);
