@@ -8,8 +8,8 @@ import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-me
 import { tool } from 'ai';
 import { z } from 'zod';
 import { AiSdkMemberError, aiSdkMember, isAiSdkMemberError } from './index.js';
-import { compileThreeRoomTeam, promptText, readAll, runWithWriter, scriptedModel, threeRoomTeam } from './testModels.js';
-import type { ScriptedAnswer } from './testModels.js';
+import { compileThreeRoomTeam, promptText, readAll, runWithWriter, scriptedModel, threeRoomTeam } from './__fixtures__/testModels.js';
+import type { ScriptedAnswer } from './__fixtures__/testModels.js';
 
 const RUN = 'ai-run';
 const REPLY = 'Approved. Add one line on the storage migration.';

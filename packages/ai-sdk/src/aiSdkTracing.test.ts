@@ -8,7 +8,7 @@ import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-me
 import { tool } from 'ai';
 import { z } from 'zod';
 import { aiSdkMember } from './index.js';
-import { compileThreeRoomTeam, scriptedModel } from './testModels.js';
+import { compileThreeRoomTeam, scriptedModel } from './__fixtures__/testModels.js';
 
 const contextManager = new AsyncLocalStorageContextManager().enable();
 context.setGlobalContextManager(contextManager);

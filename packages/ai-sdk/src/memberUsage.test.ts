@@ -5,7 +5,7 @@ import { createGraphExecutor } from '@roundtable/scheduler';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { MockLanguageModelV3 } from 'ai/test';
 import { aiSdkMember } from './index.js';
-import { readAll } from './testModels.js';
+import { readAll } from './__fixtures__/testModels.js';
 
 // Issue 22: a budget must count what the provider reports. A provider that reports only output
 // tokens (or only input tokens, or a total of 0 beside its parts) still spends the member's

@@ -4,7 +4,7 @@ import { isWellFormedString } from '@roundtable/core';
 import { escapeRoomField } from '@roundtable/rooms';
 import { safe } from './output.js';
 import { printableJson } from './printable.js';
-import { anyString, firstUnprintable } from '../test/unprintable.js';
+import { anyString, firstUnprintable } from '../test/__fixtures__/unprintable.js';
 
 /** The inverse of the text escapes: `\\`, `\n`, `\r`, `\t`, `\uXXXX`. */
 function unescapeText(text: string): string {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@roundtable/storage';
 import { snapshotTree } from '@roundtable/test-utils';
-import { BIN, STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startCancellableRecord, startServedRecord, writeRecord } from './helpers.js';
+import { BIN, STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startCancellableRecord, startServedRecord, writeRecord } from './__fixtures__/helpers.js';
 
 // `roundtable answer` and `cancel`: commands that append (SPEC 20), over a real record
 // written by the real executor, paused at the reviewer's approval. The first case runs the built

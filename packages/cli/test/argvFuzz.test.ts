@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
-import { STACK_LINE, assertBuilt, roundtable, writeRecord } from './helpers.js';
-import type { CliResult } from './helpers.js';
-import { anyString, firstUnprintable } from './unprintable.js';
+import { STACK_LINE, assertBuilt, roundtable, writeRecord } from './__fixtures__/helpers.js';
+import type { CliResult } from './__fixtures__/helpers.js';
+import { anyString, firstUnprintable } from './__fixtures__/unprintable.js';
 
 // Random argv for every command, flag and value the CLI's own help lists, plus flags it does
 // not know: whatever a user types ends in exit 0, 1 or 2 with a typed `roundtable: CODE:`

@@ -8,8 +8,8 @@ import { AttemptStatuses, RunStatuses } from '@roundtable/graph';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { snapshotTree } from '@roundtable/test-utils';
-import { STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startRoundtable, writeKilledRecord, writeRecord } from './helpers.js';
-import { firstUnprintable } from './unprintable.js';
+import { STACK_LINE, assertBuilt, roundtable, roundtableInProcess, startRoundtable, writeKilledRecord, writeRecord } from './__fixtures__/helpers.js';
+import { firstUnprintable } from './__fixtures__/unprintable.js';
 
 /** The writer's post in the `controls` record (see the fixture). */
 const CONTROLS = 'csi \u009b31m del \u007f nel \u0085 ls \u2028 ps \u2029 rlo \u202eevil\u202c lri \u2066x\u2069 zwj a\u200db bom \ufeff tag \u{e0041}';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, assertBuilt, writeRecord } from './helpers.js';
+import { BIN, assertBuilt, writeRecord } from './__fixtures__/helpers.js';
 
 // A closed stdout (`roundtable events <run> | head -1`) is a normal end for a command line:
 // exit 0, nothing on stderr. Each command of the built binary runs with its stdout pipe closed

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresCatalog, postgresServer } from '@roundtable/test-utils';
 import type { PostgresServer, TestDatabase } from '@roundtable/test-utils';
 import { rawPostgresClient } from '@roundtable/test-utils/harness';
-import { assertBuilt, roundtable, startCancellableRecord, startRoundtable, startServedRecord, writeRecord } from './helpers.js';
+import { assertBuilt, roundtable, startCancellableRecord, startRoundtable, startServedRecord, writeRecord } from './__fixtures__/helpers.js';
 
 // A real PostgreSQL: ROUNDTABLE_POSTGRES_URL when set, otherwise an embedded server for this file.
 let server: PostgresServer;

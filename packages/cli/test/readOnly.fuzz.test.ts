@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, snapshotTree } from '@roundtable/test-utils';
-import { STACK_LINE, assertBuilt, roundtable, writeRecord } from './helpers.js';
+import { STACK_LINE, assertBuilt, roundtable, writeRecord } from './__fixtures__/helpers.js';
 
 /*
  * The class "a reader creates or changes a store", for inputs nobody listed: random reading

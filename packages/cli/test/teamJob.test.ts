@@ -6,7 +6,7 @@ import { createFsStorage } from '@roundtable/storage-fs';
 import { team } from '@roundtable/team';
 import { scratchRepository } from '@roundtable/test-utils';
 import type { ScratchRepository } from '@roundtable/test-utils';
-import { assertBuilt, roundtable } from './helpers.js';
+import { assertBuilt, roundtable } from './__fixtures__/helpers.js';
 
 // A callable team job (`@roundtable/team`, graph kind 'team-job') is read by the same commands
 // as a conversation: the CLI knows its graph type, so status and verify fold it strictly.

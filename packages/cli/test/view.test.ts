@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, startRoundtable, writeRecord } from './helpers.js';
-import type { RunningCli } from './helpers.js';
+import { assertBuilt, startRoundtable, writeRecord } from './__fixtures__/helpers.js';
+import type { RunningCli } from './__fixtures__/helpers.js';
 
 const CHROMIUM = process.env.ROUNDTABLE_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);

@@ -6,8 +6,8 @@ import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@roundtable/storage';
-import { assertBuilt, roundtableInProcess, startRoundtable, startServedRecord, writeRecord } from './helpers.js';
-import type { RunningCli } from './helpers.js';
+import { assertBuilt, roundtableInProcess, startRoundtable, startServedRecord, writeRecord } from './__fixtures__/helpers.js';
+import type { RunningCli } from './__fixtures__/helpers.js';
 
 // `roundtable view --actions` (SPEC 20): the page answers a pause and cancels a run while a
 // `serve()` process elsewhere holds the run, which goes on by itself and shows live; every POST

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@roundtable/storage';
-import { assertBuilt, roundtableInProcess, startRoundtable, writeRecord } from './helpers.js';
+import { assertBuilt, roundtableInProcess, startRoundtable, writeRecord } from './__fixtures__/helpers.js';
 
 // SIGKILL of `roundtable view --actions` while a POST answer is in flight (SPEC 20's fault
 // form): the answer is one append, so it is either in the record once or not at all. The page's

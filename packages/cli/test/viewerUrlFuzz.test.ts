@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, startRoundtable, writeRecord } from './helpers.js';
-import type { RunningCli } from './helpers.js';
-import { anyString, firstUnprintable } from './unprintable.js';
+import { assertBuilt, startRoundtable, writeRecord } from './__fixtures__/helpers.js';
+import type { RunningCli } from './__fixtures__/helpers.js';
+import { anyString, firstUnprintable } from './__fixtures__/unprintable.js';
 
 // Random request targets sent byte for byte to a running `roundtable view` (the built binary):
 // malformed and overlong percent-encodings, raw Unicode and raw bytes, dot segments, queries.

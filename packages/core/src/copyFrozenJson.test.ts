@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_JSON_DEPTH, copyFrozenJson, isJson, jsonHeight } from './index.js';
 import type { Json } from './index.js';
-import { nest, nestAround } from './testing/jsonArbitraries.js';
+import { nest, nestAround } from './__fixtures__/jsonArbitraries.js';
 
 describe('jsonHeight and copyFrozenJson', () => {
   it('answer the same for a frozen copy, also when it is reused deeper (property)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_JSON_DEPTH, assertJson, canonicalJson, copyFrozenJson, freezeJson, jsonHeight, utf8ByteLength } from './index.js';
 import type { Json } from './index.js';
-import { maybeJson, nest } from './testing/jsonArbitraries.js';
+import { maybeJson, nest } from './__fixtures__/jsonArbitraries.js';
 
 describe('freezeJson: one walk checks, canonicalises, measures and freezes', () => {
   it('gives the canonical text, its bytes and a frozen canonical copy, or the error assertJson gives (property)', () => {

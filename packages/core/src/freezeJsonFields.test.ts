@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_JSON_DEPTH, canonicalJson, copyFrozenJson, freezeJson, freezeJsonFields, jsonHeight } from './index.js';
 import type { Json } from './index.js';
-import { maybeJson, nest } from './testing/jsonArbitraries.js';
+import { maybeJson, nest } from './__fixtures__/jsonArbitraries.js';
 
 /** The object freezeJsonFields stands for, its keys inserted in the order given. */
 const objectOf = (keys: readonly string[], values: readonly unknown[]): Record<string, unknown> => Object.fromEntries(keys.map((key, index) => [key, values[index]]));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_JSON_DEPTH, assertJson, canonicalJson, copyFrozenJson, deepFreezeJson, freezeJson, isJson, isJsonValueError, jsonHeight } from './index.js';
 import type { Json, JsonObject } from './index.js';
-import { almostJson, maybeJson, nestAround, referenceHeight, referenceText } from './testing/jsonArbitraries.js';
+import { almostJson, maybeJson, nestAround, referenceHeight, referenceText } from './__fixtures__/jsonArbitraries.js';
 
 /** Every public entry to the one walker gives the reference's answer for `value`. */
 function expectReferenceAnswer(value: unknown): void {

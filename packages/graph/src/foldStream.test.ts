@@ -17,7 +17,7 @@ import {
   teamGraphType,
 } from './index.js';
 import type { CompiledGraph, GraphType, RecordReader, TeamState } from './index.js';
-import { compileTeam, team } from './testing/teamFixtures.js';
+import { compileTeam, team } from './__fixtures__/teamFixtures.js';
 
 const RUN = 'run-1';
 /** a and b in room `all`, dispatched together; each mentions the other on its first turn, so each has two turns. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateGraphCommands } from './graphCommand.js';
 import { GraphCommandSchema } from './index.js';
-import { mutated } from './testing/mutations.js';
+import { mutated } from './__fixtures__/mutations.js';
 
 const commands = [
   { kind: 'dispatch', nodeId: 'a', position: 'p', input: { x: [1] } },

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import packageJson from '../package.json' with { type: 'json' };
 import { GraphDefinitionSchema, TeamDefinitionSchema, compileGraph, isGraphValidationError, teamGraphType, validateGraphDefinition } from './index.js';
 import type { GraphDefinition, GraphValidationIssue } from './index.js';
-import { mutated } from './testing/mutations.js';
-import { seedTeam } from './testing/teamFixtures.js';
+import { mutated } from './__fixtures__/mutations.js';
+import { seedTeam } from './__fixtures__/teamFixtures.js';
 
 /** The seed team with one edge, so edge rules are exercised too. */
 const withEdge = { ...seedTeam(), edges: [{ id: 'e', source: 'writer', target: 'reviewer', data: { x: [1] } }] };

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GRAPH_EVENT_PAYLOAD_FIELDS } from './graphEvent.js';
 import { GRAPH_EVENT_VERSION, GraphEventSchema, GraphEventTypes, graphEventProblem } from './index.js';
-import { mutated } from './testing/mutations.js';
+import { mutated } from './__fixtures__/mutations.js';
 
 /** A valid payload of each standard event type. */
 const validPayloads: Record<string, Json> = {

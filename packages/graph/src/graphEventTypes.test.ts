@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GraphEventTypes, graphEventProblem } from './index.js';
-import { attemptSteps, recordOf, refusal } from './testing/recordFixtures.js';
-import { compileTeam, team } from './testing/teamFixtures.js';
+import { attemptSteps, recordOf, refusal } from './__fixtures__/recordFixtures.js';
+import { compileTeam, team } from './__fixtures__/teamFixtures.js';
 
 const graph = compileTeam(team({ members: [{ id: 'a' }], rooms: null, maxTurnsPerMember: 1 }));
 const position = 'team/a/1';

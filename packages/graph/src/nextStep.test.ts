@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { thrown } from '@roundtable/test-utils';
 import { AttemptStatuses, GraphEventTypes, RunRecordFolder, RunStatuses, compileGraph, isEndStep, isGraphExecutionError, nextStep, runStatusOf } from './index.js';
 import type { GraphType, NextStep } from './index.js';
-import { attemptSteps, foldAll, recordOf } from './testing/recordFixtures.js';
-import { compileTeam, team } from './testing/teamFixtures.js';
+import { attemptSteps, foldAll, recordOf } from './__fixtures__/recordFixtures.js';
+import { compileTeam, team } from './__fixtures__/teamFixtures.js';
 
 /** Two members dispatched in one batch of two (a then b), one turn each. */
 const pair = compileTeam(team({ members: [{ id: 'a' }, { id: 'b' }], globalConcurrency: 2, maxTurnsPerMember: 1 }));

@@ -3,9 +3,9 @@ import type { Json } from '@roundtable/core';
 import { GraphEventTypes, RunRecordFolder, compileGraph, isGraphExecutionError, isGraphValidationError, runStartedPayload } from './index.js';
 import type { GraphValidationError } from './index.js';
 import type { GraphType, RecordedEvent } from './index.js';
-import { attemptSteps, foldAll, recordOf, refusal } from './testing/recordFixtures.js';
-import type { Step } from './testing/recordFixtures.js';
-import { compileTeam, team } from './testing/teamFixtures.js';
+import { attemptSteps, foldAll, recordOf, refusal } from './__fixtures__/recordFixtures.js';
+import type { Step } from './__fixtures__/recordFixtures.js';
+import { compileTeam, team } from './__fixtures__/teamFixtures.js';
 
 /** One member, one turn, no rooms. */
 const graph = compileTeam(team({ members: [{ id: 'a' }], rooms: null, maxTurnsPerMember: 1 }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TeamFailureCodes, teamMemberStates } from './index.js';
 import type { DispatchCommand, GraphCommand, TeamDispatchInput, TeamState } from './index.js';
-import { compileTeam, dispatchBatch, events, fold, post, seedTeam, team } from './testing/teamFixtures.js';
+import { compileTeam, dispatchBatch, events, fold, post, seedTeam, team } from './__fixtures__/teamFixtures.js';
 
 function dispatches(commands: GraphCommand[]): DispatchCommand[] {
   return commands.filter((command): command is DispatchCommand => command.kind === 'dispatch');

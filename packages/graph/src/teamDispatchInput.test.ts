@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GraphValidationError, teamMemberStates } from './index.js';
 import type { DispatchCommand, TeamMemberState, TeamState } from './index.js';
 import { teamDispatchInputIsJson } from './teamDecide.js';
-import { compileTeam, events, fold, post, seedTeam } from './testing/teamFixtures.js';
+import { compileTeam, events, fold, post, seedTeam } from './__fixtures__/teamFixtures.js';
 
 // compileGraph judges the team's dispatch inputs with teamDispatchInputIsJson instead of walking
 // each whole input: these tests show it gives isJson's verdict, so no input the walk refused passes.

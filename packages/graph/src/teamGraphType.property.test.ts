@@ -5,7 +5,7 @@ import { teamMemberStates, teamMessages, teamPosition } from './index.js';
 import type { CompiledGraph, GraphEvent, TeamDefinition, TeamDispatchInput, TeamMessage, TeamState } from './index.js';
 import { isSavedMessage } from './savedMessageMark.js';
 import { teamDispatchInputIsJson } from './teamDecide.js';
-import { compileTeam, event, events } from './testing/teamFixtures.js';
+import { compileTeam, event, events } from './__fixtures__/teamFixtures.js';
 
 const MEMBER_POOL = ['m0', 'm1', 'm2', 'm3', 'm4'];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEAM_GRAPH_KIND, TEAM_GRAPH_VERSION, TeamDefinitionSchema, compileGraph, isGraphValidationError, teamGraphType } from './index.js';
 import type { GraphDefinition, GraphValidationError, GraphValidationIssue, TeamDefinition } from './index.js';
-import { compileTeam, seedTeam, team } from './testing/teamFixtures.js';
+import { compileTeam, seedTeam, team } from './__fixtures__/teamFixtures.js';
 
 function teamIssues(definition: unknown): [string, string][] {
   try {

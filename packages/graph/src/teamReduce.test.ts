@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { teamMemberStates, teamMessages } from './index.js';
 import type { GraphEvent, TeamMemberState, TeamState } from './index.js';
-import { compileTeam, event, events, fold, post, seedTeam, team } from './testing/teamFixtures.js';
+import { compileTeam, event, events, fold, post, seedTeam, team } from './__fixtures__/teamFixtures.js';
 
 const seed = compileTeam(seedTeam());
 

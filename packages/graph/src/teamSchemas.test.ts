@@ -10,7 +10,7 @@ import {
   TeamMessageSchema,
   TeamTurnResultSchema,
 } from './index.js';
-import { compileTeam, dispatchBatch, events, post, seedTeam } from './testing/teamFixtures.js';
+import { compileTeam, dispatchBatch, events, post, seedTeam } from './__fixtures__/teamFixtures.js';
 
 describe('zod schemas', () => {
   it('describe what the graph produces: dispatch inputs, messages, commands and the final result', () => {

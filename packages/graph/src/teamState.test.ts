@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isGraphValidationError, teamMemberStates, teamMessages, teamPosition } from './index.js';
 import type { TeamState } from './index.js';
-import { compileTeam, events, fold, post, team } from './testing/teamFixtures.js';
+import { compileTeam, events, fold, post, team } from './__fixtures__/teamFixtures.js';
 
 const graph = compileTeam(
   team({

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TeamTurnResultSchema } from './index.js';
 import type { GraphValidationIssue } from './index.js';
-import { mutated } from './testing/mutations.js';
-import { compileTeam, post, seedTeam, team } from './testing/teamFixtures.js';
+import { mutated } from './__fixtures__/mutations.js';
+import { compileTeam, post, seedTeam, team } from './__fixtures__/teamFixtures.js';
 
 /** Three members; rooms: `all` (a, b, c), `ab` (a, b), `c-only` (c). */
 const graph = compileTeam(

@@ -9,7 +9,7 @@ import type { RunStorage, StoredEvent } from '@roundtable/storage';
 import { newEvent, rejection } from '@roundtable/test-utils';
 import { answerPause, createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeBinding } from './index.js';
-import { askTeam, readAll, scheduledStorage } from './testTeams.js';
+import { askTeam, readAll, scheduledStorage } from './__fixtures__/testTeams.js';
 
 // SPEC 20's answer: one append at the expected revision, written only while the position is
 // still paused. Of racing answers (answerPause, executor.resume, in any mix and interleaving)

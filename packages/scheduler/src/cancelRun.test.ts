@@ -6,7 +6,7 @@ import type { Json } from '@roundtable/core';
 import { newEvent } from '@roundtable/test-utils';
 import { AttemptFailureCodes, answerPause, cancelRun, createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeBinding } from './index.js';
-import { askTeam, compileSeed, readAll, scheduledStorage, seedNodes } from './testTeams.js';
+import { askTeam, compileSeed, readAll, scheduledStorage, seedNodes } from './__fixtures__/testTeams.js';
 
 // SPEC 20's cancel: one append of graph:run-cancelled at the expected revision; after it the
 // fold takes only outcomes of attempts already started, nothing is dispatched, an executor

@@ -5,7 +5,7 @@ import type { TeamDispatchInput } from '@roundtable/graph';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor } from './index.js';
 import type { NodeBinding } from './index.js';
-import { readAll } from './testTeams.js';
+import { readAll } from './__fixtures__/testTeams.js';
 
 // Steps may run concurrently on one executor (the worker pool runs a run's jobs on one held
 // executor). Each write must still be decided on the fold it is written at: two steps that both

@@ -7,7 +7,7 @@ import type { TeamDispatchInput, TeamGraphResult } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError, loadRunDefinition } from './index.js';
 import type { GraphRunResult, NodeBinding } from './index.js';
-import { REVIEW_REPLY, compileSeed, deterministic, dispatchOrder, readAll, seedNodes, seedTeam, toNewEvent } from './testTeams.js';
+import { REVIEW_REPLY, compileSeed, deterministic, dispatchOrder, readAll, seedNodes, seedTeam, toNewEvent } from './__fixtures__/testTeams.js';
 
 const RUN = 'run-1';
 

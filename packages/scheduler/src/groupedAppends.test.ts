@@ -6,7 +6,7 @@ import type { TeamDefinition, TeamTurnResult } from '@roundtable/graph';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor } from './index.js';
-import { compileSeed, deterministic, readAll, seedNodes } from './testTeams.js';
+import { compileSeed, deterministic, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
 // SPEC 11.1: an outcome, the dispatch batch decide returns right after it and the starts of
 // that batch's attempts go in one append; outcomes that arrive while an append is in flight

@@ -4,7 +4,7 @@ import type { Json } from '@roundtable/core';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, teamMembers } from './index.js';
 import type { NodeAction, NodeContext } from './index.js';
-import { compileSeed, seedNodes } from './testTeams.js';
+import { compileSeed, seedNodes } from './__fixtures__/testTeams.js';
 
 // SPEC 11.5 (canonical pause request), 11.6 (ctx.attempt, ctx.pause), 11.7 (turn, triggers).
 

@@ -7,7 +7,7 @@ import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-me
 import type { MemoryBacking } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { GraphRunResult, NodeBinding } from './index.js';
-import { compileSeed, readAll, seedNodes } from './testTeams.js';
+import { compileSeed, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
 // Issue 9, executor part: whatever a member or its hooks throw or return, exactly one
 // well-formed outcome is recorded, a fresh executor folds the record, and nothing is stranded.

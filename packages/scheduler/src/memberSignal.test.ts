@@ -4,7 +4,7 @@ import type { TeamTurnResult } from '@roundtable/graph';
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError } from './index.js';
 import type { NodeContext } from './index.js';
-import { compileSeed, readAll, seedNodes } from './testTeams.js';
+import { compileSeed, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
 // ctx.signal is made only when a member reads it (issue 12: no AbortController, listener or
 // timeout race per attempt when nothing needs one). These pin down that it still behaves as one

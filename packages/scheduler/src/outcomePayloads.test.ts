@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Json } from '@roundtable/core';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, teamOutput } from './index.js';
-import { compileSeed, seedNodes } from './testTeams.js';
+import { compileSeed, seedNodes } from './__fixtures__/testTeams.js';
 
 // Outcome payloads are frozen once before they are written (issue 12: one walk per value), so
 // what a first run hands back is the recorded value, frozen, exactly as a replay hands it back.

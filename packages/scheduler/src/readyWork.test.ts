@@ -4,7 +4,7 @@ import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { answerPause, createGraphExecutor } from './index.js';
 import type { NodeBinding } from './index.js';
-import { askTeam, readAll } from './testTeams.js';
+import { askTeam, readAll } from './__fixtures__/testTeams.js';
 
 // SPEC 20's ready work: an answer recorded by anyone (answerPause needs no member code) is
 // started by any executor's run(), without resume; racing executors run it once, fenced by the

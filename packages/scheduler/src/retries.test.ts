@@ -5,7 +5,7 @@ import { compileGraph, teamGraphType } from '@roundtable/graph';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, teamMembers, teamOutput } from './index.js';
 import type { NodeContext, NodeFailure } from './index.js';
-import { readAll } from './testTeams.js';
+import { readAll } from './__fixtures__/testTeams.js';
 import type { RunStorage } from '@roundtable/storage';
 
 // SPEC 11.4: a binding's `retry` records graph:node-retried and starts the next attempt.

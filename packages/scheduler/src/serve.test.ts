@@ -5,7 +5,7 @@ import type { RunStorage } from '@roundtable/storage';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { answerPause, cancelRun, createGraphExecutor } from './index.js';
 import type { GraphRunResult, NodeBinding } from './index.js';
-import { askTeam, compileSeed, readAll, seedNodes } from './testTeams.js';
+import { askTeam, compileSeed, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
 // SPEC 20's serve: `run`, but where run would return pause or waiting it follows the record and
 // goes on once an answer, a cancel or another process's outcome is appended; an abort gives what

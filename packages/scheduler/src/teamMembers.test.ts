@@ -4,7 +4,7 @@ import type { TeamDispatchInput, TeamGraphResult, TeamTurnResult } from '@roundt
 import { createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor, isGraphExecutionError, teamMemberResult, teamMembers, teamOutput } from './index.js';
 import type { GraphRunResult, NodeBinding, TeamMemberBindingObject, TeamMemberContext } from './index.js';
-import { seedTeam } from './testTeams.js';
+import { seedTeam } from './__fixtures__/testTeams.js';
 
 // The definition is a literal, so TypeScript sees its member ids.
 const graph = compileGraph(teamGraphType, {

@@ -5,7 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createMemoryBacking, createMemoryStorage } from '@roundtable/storage-memory';
 import { createGraphExecutor } from './index.js';
-import { compileSeed, deterministic, readAll, seedNodes } from './testTeams.js';
+import { compileSeed, deterministic, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
 const RUN = 'traced-run';
 const contextManager = new AsyncLocalStorageContextManager().enable();

@@ -5,7 +5,7 @@ import { createMemoryStorage } from '@roundtable/storage-memory';
 import type { NewEvent, StoredEvent } from '@roundtable/storage';
 import { newEvent } from '@roundtable/test-utils';
 import { createGraphExecutor } from './index.js';
-import { compileSeed, readAll, seedNodes } from './testTeams.js';
+import { compileSeed, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
 // Issue 22: the executor must never write into a stream it cannot fold. Whatever a stream
 // already holds (a valid record cut anywhere, with host events put in, events dropped, swapped

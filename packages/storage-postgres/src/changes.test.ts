@@ -4,7 +4,7 @@ import { followStream } from '@roundtable/storage';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createPostgresStorage } from './index.js';
 import type { PostgresStorage } from './index.js';
-import { newEvent, rawClient, settledConnections, testDatabase } from '../test/helpers.js';
+import { newEvent, rawClient, settledConnections, testDatabase } from '../test/__fixtures__/helpers.js';
 
 let database: TestDatabase;
 let raw: pg.Client;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStorageConformance } from '@roundtable/storage/conformance';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createPostgresStorage } from './index.js';
-import { testDatabase } from '../test/helpers.js';
+import { testDatabase } from '../test/__fixtures__/helpers.js';
 
 let database: TestDatabase;
 beforeAll(async () => {

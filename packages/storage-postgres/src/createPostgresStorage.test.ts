@@ -10,7 +10,7 @@ import type { TestDatabase } from '@roundtable/test-utils';
 import { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_SCHEMA, POSTGRES_SCHEMA_VERSION, changeChannel, createPostgresStorage } from './index.js';
 import type { PostgresStorage, PostgresStorageOptions } from './index.js';
 import packageJson from '../package.json' with { type: 'json' };
-import { newBatch, newEvent, rawClient, readAll, rejection, settledConnections, testDatabase } from '../test/helpers.js';
+import { newBatch, newEvent, rawClient, readAll, rejection, settledConnections, testDatabase } from '../test/__fixtures__/helpers.js';
 
 let database: TestDatabase;
 let raw: pg.Client;

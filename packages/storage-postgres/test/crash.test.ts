@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { killWritersMidAppend } from '@roundtable/test-utils/harness';
 import { createPostgresStorage } from '../src/index.js';
-import { FULL, childProcessDatabase, forkFixture } from './helpers.js';
+import { FULL, childProcessDatabase, forkFixture } from './__fixtures__/helpers.js';
 
 const KILLS = FULL ? 1_000 : 24;
 

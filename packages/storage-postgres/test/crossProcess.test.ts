@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { raceTwoProcesses } from '@roundtable/test-utils/harness';
 import { createPostgresStorage } from '../src/index.js';
-import { FULL, childProcessDatabase, forkFixture } from './helpers.js';
+import { FULL, childProcessDatabase, forkFixture } from './__fixtures__/helpers.js';
 
 // 1,000 rounds in the long form (FAULT_SCALE=full, `pnpm test:faults`), 200 by default (more,
 // up to four times as many, if one process has won none by then).

@@ -6,7 +6,7 @@ import { followStream } from '@roundtable/storage';
 import { revisionsUntil } from '@roundtable/test-utils';
 import type { NewEvent, RunStorage } from '@roundtable/storage';
 import { createSqliteStorage } from './index.js';
-import { newEvent, tempDirectory } from '../test/helpers.js';
+import { newEvent, tempDirectory } from '../test/__fixtures__/helpers.js';
 
 const event = (id: string): NewEvent => newEvent(id, { id });
 

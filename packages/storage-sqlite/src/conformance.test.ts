@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runStorageConformance } from '@roundtable/storage/conformance';
 import { createSqliteStorage } from './index.js';
-import { tempDirectory } from '../test/helpers.js';
+import { tempDirectory } from '../test/__fixtures__/helpers.js';
 
 describe('the storage conformance kit', () => {
   it.each(['full', 'normal'] as const)("passes with synchronous: '%s' (every instance over one file)", async (synchronous) => {

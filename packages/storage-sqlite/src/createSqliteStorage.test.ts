@@ -8,7 +8,7 @@ import type { RunStorage } from '@roundtable/storage';
 import { DEFAULT_BUSY_TIMEOUT_MS, SQLITE_SCHEMA_VERSION, createSqliteStorage } from './index.js';
 import type { SqliteStorageOptions } from './index.js';
 import packageJson from '../package.json' with { type: 'json' };
-import { newBatch, newEvent, readAll, rejection, tempDirectory } from '../test/helpers.js';
+import { newBatch, newEvent, readAll, rejection, tempDirectory } from '../test/__fixtures__/helpers.js';
 
 let directory: string;
 let cleanup: () => void;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isStorageError } from '@roundtable/storage';
 import type { StorageErrorCode } from '@roundtable/storage';
 import { createSqliteStorage } from './index.js';
-import { newBatch, readAll, rejection, sha256, tempDirectory } from '../test/helpers.js';
+import { newBatch, readAll, rejection, sha256, tempDirectory } from '../test/__fixtures__/helpers.js';
 
 let directory: string;
 let cleanup: () => void;

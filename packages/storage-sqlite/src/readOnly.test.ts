@@ -7,7 +7,7 @@ import { followStream, isStorageError } from '@roundtable/storage';
 import type { RunStorage, StorageErrorCode } from '@roundtable/storage';
 import { probeReadOnly, snapshotTree, thrown } from '@roundtable/test-utils';
 import { SQLITE_SCHEMA_VERSION, createSqliteStorage } from './index.js';
-import { newBatch, readAll, rejection, tempDirectory } from '../test/helpers.js';
+import { newBatch, readAll, rejection, tempDirectory } from '../test/__fixtures__/helpers.js';
 
 const scratch = tempDirectory();
 afterAll(() => scratch.cleanup());

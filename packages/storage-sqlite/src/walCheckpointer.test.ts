@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStorage } from './index.js';
 import { COMMITS_PER_CHECKPOINT } from './walCheckpointer.js';
-import { newEvent, readAll, tempDirectory } from '../test/helpers.js';
+import { newEvent, readAll, tempDirectory } from '../test/__fixtures__/helpers.js';
 
 let directory: string;
 let cleanup: () => void;

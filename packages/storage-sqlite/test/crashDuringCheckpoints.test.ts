@@ -5,7 +5,7 @@ import { FULL } from '@roundtable/test-utils';
 import { killWritersMidAppend } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
 import { COMMITS_PER_CHECKPOINT } from '../src/walCheckpointer.js';
-import { childProcessScratch, forkFixture } from './helpers.js';
+import { childProcessScratch, forkFixture } from './__fixtures__/helpers.js';
 
 const { children, directory } = childProcessScratch();
 

@@ -64,7 +64,7 @@ function checkAppend(config: StorageConfig, streamId: string, expectedRevision: 
   let batchBytes = 0;
   for (let index = 0; index < count; index++) {
     const event: unknown = events[index];
-    // An event assertNewEvent accepted while frozen cannot have changed since (proven redundant).
+    // An event `checkedNewEvent` built and accepted cannot have changed since (proven redundant).
     if (!isCheckedEnvelope(event)) assertNewEventEnvelope(event, `events[${index}]`);
     const frozen = frozenPayload(event.payload, `events[${index}]`);
     if (seen === null ? eventIds.includes(event.eventId) : seen.has(event.eventId)) {

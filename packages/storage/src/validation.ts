@@ -1,85 +1,11 @@
-import { assertJson, canonicalJson, deepFreezeJson, freezeJson, parseFrozenJson, privateMark, isIdentifier, isRoundtableError, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { assertJson, canonicalJson, deepFreezeJson, freezeJson, parseFrozenJson, privateMark, isRoundtableError } from '@roundtable/core';
 import type { FrozenJson, Json } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { ENVELOPE_VERSION, NEW_EVENT_KEYS, STORED_EVENT_KEYS } from './events.js';
 import type { NewEvent, StoredEvent } from './events.js';
+import { invalid, isEventIdentifier, isStreamId, isTimestamp } from './eventFields.js';
 
-const STREAM_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const MAX_ID_BYTES = 256;
-
-function invalid(message: string, details: Record<string, unknown> = {}): StorageError {
-  return new StorageError('INVALID_STORED_VALUE', message, { details });
-}
-
-/** True when `value` is a stream id: `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`. */
-export function isStreamId(value: unknown): value is string {
-  if (value === lastStreamId) return true;
-  if (typeof value !== 'string' || !STREAM_ID.test(value)) return false;
-  lastStreamId = value;
-  return true;
-}
-
-/** The last stream id `isStreamId` accepted (a string is immutable: one that matched once always does): every event a read checks has the same. */
-let lastStreamId = 'a';
-
-export function assertStreamId(value: unknown): asserts value is string {
-  if (!isStreamId(value)) throw invalid(`Stream id ${JSON.stringify(value)} must match ${STREAM_ID.source}.`, { field: 'streamId' });
-}
-
-/** A revision as `append` takes it: a non-negative safe integer (0 is the empty stream). */
-export function assertRevision(value: unknown, field: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw invalid(`${field} must be a non-negative safe integer, got ${String(value)}.`, { field });
-  }
-}
-
-/**
- * An identifier of at most 256 UTF-8 bytes that is well-formed Unicode. A lone surrogate has
- * no UTF-8 form: a backend that stores text as UTF-8 (SQLite, PostgreSQL) would write U+FFFD
- * instead and could never return the value faithfully, so every adapter refuses it at append,
- * through this one check, rather than each deciding for itself.
- */
-function isEventIdentifier(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  // The events of a run share their type, correlation id and, often, a recent event's id as
-  // their causation id: an identifier accepted a moment ago is found again without checking.
-  for (let slot = 0; slot < RECENT_IDENTIFIERS; slot++) if (recentIdentifiers[slot] === value) return true;
-  // A UTF-16 code unit is at most 3 UTF-8 bytes, so an id of at most 85 units needs no count.
-  if (!(isIdentifier(value) && isWellFormedString(value) && (value.length * 3 <= MAX_ID_BYTES || utf8ByteLength(value) <= MAX_ID_BYTES))) return false;
-  recentIdentifiers[nextIdentifier] = value;
-  nextIdentifier = (nextIdentifier + 1) % RECENT_IDENTIFIERS;
-  return true;
-}
-
-/** The last identifiers `isEventIdentifier` accepted (strings are immutable: one accepted once is an identifier for good); null: an empty slot. */
-const RECENT_IDENTIFIERS = 8;
-const recentIdentifiers: (string | null)[] = new Array<string | null>(RECENT_IDENTIFIERS).fill(null);
-let nextIdentifier = 0;
-
-const digits = (text: string, from: number, to: number) => Number(text.slice(from, to));
-
-/** The last timestamp `isTimestamp` accepted: the events of a batch, and of a busy run, share one. */
-let lastTimestamp = '1970-01-01T00:00:00.000Z';
-
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ` naming a real UTC time (what `toISOString` writes), checked without a Date. */
-function isTimestamp(value: unknown): value is string {
-  if (value === lastTimestamp) return true;
-  if (!isValidTimestamp(value)) return false;
-  lastTimestamp = value;
-  return true;
-}
-
-function isValidTimestamp(value: unknown): value is string {
-  if (typeof value !== 'string' || !TIMESTAMP.test(value)) return false;
-  const year = digits(value, 0, 4);
-  const month = digits(value, 5, 7);
-  const day = digits(value, 8, 10);
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return day <= days && digits(value, 11, 13) < 24 && digits(value, 14, 16) < 60 && digits(value, 17, 19) < 60;
-}
+export { assertRevision, assertStreamId, isStreamId } from './eventFields.js';
 
 // eslint-disable-next-line @typescript-eslint/unbound-method -- always called with .call
 const { hasOwnProperty } = Object.prototype;
@@ -157,10 +83,12 @@ export function frozenPayload(payload: unknown, where: string): FrozenJson {
 }
 
 /**
- * Events `checkedNewEvent` built from fields it accepted, marked before being frozen (core's
- * `privateMark`: invisible to reflection and JSON, forgotten with the event).
+ * The one mark of a trusted envelope: events `checkedNewEvent` built from fields it accepted,
+ * marked before being frozen (core's `privateMark`: invisible to reflection and JSON, forgotten
+ * with the event, and only this module can add it). Why: a frozen event's fields can never
+ * change, so neither `assertNewEvent` nor an append's preflight checks its envelope again.
  */
-const builtChecked = privateMark();
+const trustedEnvelope = privateMark();
 
 /**
  * A new event built from its fields, frozen, its envelope checked and so not checked again by
@@ -175,7 +103,7 @@ const builtChecked = privateMark();
  */
 export function checkedNewEvent(eventId: string, type: string, version: number, timestamp: string, correlationId: string, causationId: string | null, payload: Json): NewEvent {
   const event = { eventId, type, version, timestamp, correlationId, causationId, payload };
-  return Object.freeze(eventFieldsAccepted(event) ? builtChecked.add(event) : event);
+  return Object.freeze(eventFieldsAccepted(event) ? trustedEnvelope.add(event) : event);
 }
 
 function eventFieldsAccepted(event: Record<string, unknown>): boolean {
@@ -188,30 +116,16 @@ function eventFieldsAccepted(event: Record<string, unknown>): boolean {
   }
 }
 
-/**
- * Frozen events whose envelope `assertNewEvent` accepted. A frozen object's own properties, keys
- * and prototype can never change, and every envelope check is a function of those alone, so the
- * preflight of an append need not check such an event's envelope again (its payload is still
- * checked there, which costs nothing for a payload the walker verified before). Held weakly: an
- * event is forgotten with the event.
- */
-const checkedEnvelopes = new WeakSet<object>();
-
-/** True when `value` is a frozen event whose envelope `assertNewEvent` accepted. */
+/** True when `value` is an event `checkedNewEvent` built, whose envelope needs no check. */
 export function isCheckedEnvelope(value: unknown): value is NewEvent {
-  return typeof value === 'object' && value !== null && (builtChecked.has(value) || checkedEnvelopes.has(value));
+  return trustedEnvelope.has(value);
 }
 
 /** Throws INVALID_STORED_VALUE unless `value` is exactly a `NewEvent`. */
 export function assertNewEvent(value: unknown, where = 'event'): asserts value is NewEvent {
   // An event `checkedNewEvent` built and accepted cannot have changed since (proven redundant).
-  if (builtChecked.has(value)) {
-    payloadText((value as NewEvent).payload, where, false);
-    return;
-  }
-  assertNewEventEnvelope(value, where);
+  if (!isCheckedEnvelope(value)) assertNewEventEnvelope(value, where);
   payloadText(value.payload, where, false);
-  if (Object.isFrozen(value)) checkedEnvelopes.add(value);
 }
 
 const NEW_EVENT_KEY_SET: ReadonlySet<string> = new Set(NEW_EVENT_KEYS);

@@ -35,9 +35,9 @@ export function packageFixtures(packageRoot: string, name: string): PackageFixtu
   };
 }
 
-/** Forks a fixture from a package's test/ folder with an IPC channel. */
+/** Forks a fixture from a package's test/__fixtures__/ folder with an IPC channel. */
 export function forkFixture(packageRoot: string, fixture: string, args: string[]): ChildProcess {
-  return fork(join(packageRoot, 'test', fixture), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return fork(join(packageRoot, 'test', '__fixtures__', fixture), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 /** Resolves with the next IPC message from `child` that `accept` takes. */

@@ -7,9 +7,9 @@ import type { TestDatabase } from '@roundtable/test-utils';
 import { DEFAULT_QUEUE_SCHEMA, createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
 import type { RunClient, WorkerPool } from './index.js';
 import { answerPause } from '@roundtable/scheduler';
-import { approvalTeamGraph } from '../test/approvalTeam.mjs';
-import { workersTeamGraph, workersTeamNodes } from '../test/team.mjs';
-import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/helpers.js';
+import { approvalTeamGraph } from '../test/__fixtures__/approvalTeam.mjs';
+import { workersTeamGraph, workersTeamNodes } from '../test/__fixtures__/team.mjs';
+import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/__fixtures__/helpers.js';
 import { rawPostgresClient } from '@roundtable/test-utils/harness';
 
 const TURNS = 3;

@@ -5,8 +5,8 @@ import { createPostgresStorage } from '@roundtable/storage-postgres';
 import { messageOfType as isType } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
-import { workersTeamGraph } from './team.mjs';
-import { FULL, assertFreshBuild, attemptCounts, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages, testDatabase } from './helpers.js';
+import { workersTeamGraph } from './__fixtures__/team.mjs';
+import { FULL, assertFreshBuild, attemptCounts, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages, testDatabase } from './__fixtures__/helpers.js';
 
 // SIGKILL worker processes in the middle of attempts, again and again, while runs go on. Once a
 // dead worker's lease expires another worker recovers its attempt: re-run (retrySafe members)

@@ -4,9 +4,9 @@ import { createPostgresStorage } from '@roundtable/storage-postgres';
 import { messageOfType as isType } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
 import type { WorkerStats } from '../src/index.js';
-import { workersTeamGraph } from './team.mjs';
-import { attemptCounts, childProcessDatabase, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages } from './helpers.js';
-import type { AttemptMessage } from './helpers.js';
+import { workersTeamGraph } from './__fixtures__/team.mjs';
+import { attemptCounts, childProcessDatabase, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages } from './__fixtures__/helpers.js';
+import type { AttemptMessage } from './__fixtures__/helpers.js';
 
 // A worker frozen (SIGSTOP) in the middle of an attempt stops renewing its lease; another worker
 // takes the position over (attempt 2) and completes it. When the frozen worker thaws and its

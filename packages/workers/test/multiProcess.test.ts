@@ -3,8 +3,8 @@ import { expect, it } from 'vitest';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import { messageOfType as isType } from '@roundtable/test-utils';
 import { createRunClient } from '../src/index.js';
-import { workersTeamGraph } from './team.mjs';
-import { attemptCounts, childProcessDatabase, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages } from './helpers.js';
+import { workersTeamGraph } from './__fixtures__/team.mjs';
+import { attemptCounts, childProcessDatabase, exited, forkFixture, isAttempt, letAttemptGo, nextMessage, referenceRun, savedMessages } from './__fixtures__/helpers.js';
 
 // The workers are gated (see workerProcess.mjs) until each of them has started an attempt: the
 // test holds every attempt until then, so no worker can run all the work before a slower one

@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import { createRunClient } from '../src/index.js';
-import { approvalTeamGraph } from './approvalTeam.mjs';
-import { FULL, attemptCounts, childProcessDatabase, forkFixture, nextMessage } from './helpers.js';
+import { approvalTeamGraph } from './__fixtures__/approvalTeam.mjs';
+import { FULL, attemptCounts, childProcessDatabase, forkFixture, nextMessage } from './__fixtures__/helpers.js';
 
 // Two processes call resumeRun for one pause at the same moment (issue 22, SPEC 20): the answer
 // is the client's own append at the expected revision, written only while the position is

@@ -2,12 +2,12 @@ import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../src/index.js';
+import { runCli } from '../../src/index.js';
 
-export const BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 /** A line of a JavaScript stack trace: never printed. */
 export const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
-export const WRITE_RECORD = fileURLToPath(new URL('./__fixtures__/writeRecord.mjs', import.meta.url));
+export const WRITE_RECORD = fileURLToPath(new URL('./writeRecord.mjs', import.meta.url));
 
 export function assertBuilt(): void {
   if (!existsSync(BIN)) throw new Error(`Build @roundtable/cli first: ${BIN} is missing.`);

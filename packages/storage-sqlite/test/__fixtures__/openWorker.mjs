@@ -4,7 +4,7 @@
 // outcome says whether the message came `late` (at or after startAt: no spin, no race).
 import process from 'node:process';
 import { errorCode, newEvent } from '@roundtable/test-utils/workers';
-import { createSqliteStorage } from '../dist/index.js';
+import { createSqliteStorage } from '../../dist/index.js';
 
 const [filename = '', name = ''] = process.argv.slice(2);
 

@@ -13,7 +13,7 @@ export function testDatabase(prefix = 'storage_pg'): Promise<TestDatabase> {
 }
 
 /** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
-export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'storage-postgres');
+export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('../..', import.meta.url)), 'storage-postgres');
 
 /** The hooks of a child-process test file: the build checked, a database for the file, every child still running killed after each test. */
 export const childProcessDatabase = (prefix: string) => sharedChildProcessDatabase(assertFreshBuild, prefix);

@@ -11,7 +11,7 @@ export function sha256(text: string): string {
 }
 
 /** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
-export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'storage-sqlite');
+export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('../..', import.meta.url)), 'storage-sqlite');
 
 /**
  * The hooks of a child-process test file: the build is checked once, each test gets a fresh

@@ -7,7 +7,7 @@
 //                                          { outcome: 'written' | <error code>, revision? }.
 import { appendFileSync } from 'node:fs';
 import process from 'node:process';
-import { createRunClient, createWorkerPool } from '../dist/index.js';
+import { createRunClient, createWorkerPool } from '../../dist/index.js';
 import { approvalTeamGraph } from './approvalTeam.mjs';
 
 const [mode = '', connectionString = '', argument = ''] = process.argv.slice(2);

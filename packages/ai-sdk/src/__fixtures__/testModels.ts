@@ -5,7 +5,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV
 import { createGraphExecutor } from '@roundtable/scheduler';
 import type { GraphRunResult, NodeBinding } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
-import { aiSdkMember } from './index.js';
+import { aiSdkMember } from '../index.js';
 
 export { readAll } from '@roundtable/test-utils';
 import { MockLanguageModelV3 } from 'ai/test';

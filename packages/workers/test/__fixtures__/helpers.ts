@@ -29,7 +29,7 @@ export function testDatabase(prefix = 'workers'): Promise<TestDatabase> {
 }
 
 /** Child-process fixtures import the built package: `assertFreshBuild` refuses a missing or stale build. */
-export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('..', import.meta.url)), 'workers');
+export const { assertFreshBuild, forkFixture } = packageFixtures(fileURLToPath(new URL('../..', import.meta.url)), 'workers');
 
 /** The hooks of a child-process test file: the build checked, a database for the file, every child still running (or stopped) killed after each test. */
 export const childProcessDatabase = (prefix: string) => sharedChildProcessDatabase(assertFreshBuild, prefix);

@@ -2,7 +2,7 @@
 // Usage: raceWorker.mjs <database file> <name>
 import process from 'node:process';
 import { serveRaceCommands } from '@roundtable/test-utils/workers';
-import { createSqliteStorage } from '../dist/index.js';
+import { createSqliteStorage } from '../../dist/index.js';
 
 const [filename = '', name = ''] = process.argv.slice(2);
 serveRaceCommands(createSqliteStorage({ filename }), name);

@@ -2,7 +2,7 @@
 // batches until it is killed. Usage: crashWorker.mjs <database file> <name> <streams> <full|normal>
 import process from 'node:process';
 import { appendBatchesUntilKilled } from '@roundtable/test-utils/workers';
-import { createSqliteStorage } from '../dist/index.js';
+import { createSqliteStorage } from '../../dist/index.js';
 
 const [filename = '', name = '', streamList = '', synchronous = 'full'] = process.argv.slice(2);
 const storage = createSqliteStorage({ filename, synchronous: synchronous === 'normal' ? 'normal' : 'full' });

@@ -6,7 +6,7 @@
 // decides, by what the worker reached and not by the clock, whether a kill or a freeze lands inside it.
 // Usage: workerProcess.mjs <connection string> <worker id> <json options: { turns, waitMs, concurrency, leaseMs, nonRetrySafe?, gated? }>
 import process from 'node:process';
-import { createWorkerPool } from '../dist/index.js';
+import { createWorkerPool } from '../../dist/index.js';
 import { workersTeamGraph, workersTeamNodes } from './team.mjs';
 
 const [connectionString = '', workerId = 'worker', optionsText = '{}'] = process.argv.slice(2);
