@@ -25,5 +25,6 @@ export { digest } from './digest.js';
 export type { Digest } from './digest.js';
 export { sha256Hex } from './sha256Hex.js';
 export { isIdentifier } from './isIdentifier.js';
+export { STREAM_ID_PATTERN } from './streamIdPattern.js';
 export { jsonPointer } from './jsonPointer.js';
 export { utf8ByteLength, utf8Encode } from './utf8.js';

@@ -4,6 +4,7 @@ import type { CompiledGraph } from './compileGraph.js';
 import { GraphExecutionError } from './graphExecutionError.js';
 import type { RecordReader, RecordedEvent } from './recordedEvent.js';
 import { RunRecordFolder } from './runRecordFolder.js';
+import { runReader } from './runView.js';
 
 interface FoldStreamHooks<Event> {
   /** Called with each event after the folder applied it (so only with events that fit the record). */
@@ -30,7 +31,9 @@ export type FoldStreamOptions<State, Event> = FoldNewStreamOptions<State, Event>
  * (`{ folder }`). The read starts at the folder's revision, never elsewhere, so a fold cannot
  * skip or repeat an event. After the read it checks that no dispatch batch was cut short
  * (`endOfRead`). Returns the folder. A record that does not fit throws the fold's
- * INVALID_EVENT or STORED_GRAPH_MISMATCH; a failing read throws the storage's error.
+ * INVALID_EVENT or STORED_GRAPH_MISMATCH; a failing read throws the storage's error. A fork
+ * (SPEC 21) is folded as its run: its parent's events up to the fork point, then its own, every
+ * revision a run revision (`runReader`).
  */
 export async function foldStream<State, Event extends RecordedEvent>(
   reader: RecordReader<Event>,
@@ -39,8 +42,9 @@ export async function foldStream<State, Event extends RecordedEvent>(
 ): Promise<RunRecordFolder<State>> {
   const folder = folderOf(reader, options);
   const onEvent = options.onEvent;
-  // Any reader's read may offer the port's optional synchronous fast path (a memory storage's does).
-  const events: EventRead<Event> = reader.read(runId, { after: folder.revision });
+  // Any reader's read may offer the port's optional synchronous fast path (a memory storage's
+  // does); a fork is read as its run (the parent's prefix, then its own events).
+  const events: EventRead<Event> = runReader(reader).read(runId, { after: folder.revision });
   if (typeof events.nextChunk === 'function') {
     for (let chunk = events.nextChunk(CHUNK_EVENTS); chunk.length > 0; chunk = events.nextChunk(CHUNK_EVENTS)) {
       for (const event of chunk) {

@@ -30,6 +30,7 @@ export const GraphEventPayloadSchemas = {
   'graph:node-resumed': z.strictObject({ ...attemptFields, value: JsonValueSchema }),
   'graph:node-retried': z.strictObject({ ...attemptFields, attempt: PositiveSafeIntegerSchema, code: z.string(), message: z.string() }),
   'graph:run-cancelled': z.strictObject({ reason: z.string().min(1).max(MAX_CANCEL_REASON_LENGTH) }),
+  'graph:run-forked': z.strictObject({ from: z.string(), at: PositiveSafeIntegerSchema, prefixDigest: z.string(), definition: JsonValueSchema }),
 } as const;
 
 /**

@@ -1,4 +1,4 @@
-import { isIdentifier } from '@roundtable/core';
+import { STREAM_ID_PATTERN, isIdentifier } from '@roundtable/core';
 import { GRAPH_EVENT_PAYLOAD_FIELDS, MAX_CANCEL_REASON_LENGTH } from './graphEvent.js';
 import { hasOwn, isPositiveSafeInteger, isRecord } from './json.js';
 
@@ -13,6 +13,7 @@ export const GraphEventTypes = {
   NODE_RESUMED: 'graph:node-resumed',
   NODE_RETRIED: 'graph:node-retried',
   RUN_CANCELLED: 'graph:run-cancelled',
+  RUN_FORKED: 'graph:run-forked',
 } as const;
 
 export const GRAPH_EVENT_VERSION = 1;
@@ -45,6 +46,7 @@ export function graphEventProblem(event: { readonly type: string; readonly versi
   if (!hasExactly(payload, fields)) return `payload must have exactly the fields ${fields.join(', ')}.`;
   if (event.type === GraphEventTypes.RUN_STARTED) return null;
   if (event.type === GraphEventTypes.RUN_CANCELLED) return cancelReasonProblem(payload.reason);
+  if (event.type === GraphEventTypes.RUN_FORKED) return runForkedProblem(payload);
   if (typeof payload.nodeId !== 'string') return 'nodeId must be a string.';
   if (typeof payload.position !== 'string' || !isIdentifier(payload.position)) return 'position must be an identifier.';
   switch (event.type) {
@@ -67,4 +69,14 @@ export function graphEventProblem(event: { readonly type: string; readonly versi
 export function cancelReasonProblem(reason: unknown): string | null {
   if (typeof reason !== 'string' || reason.length === 0) return 'reason must be a non-empty string.';
   return reason.length > MAX_CANCEL_REASON_LENGTH ? `reason must be at most ${MAX_CANCEL_REASON_LENGTH} characters (it has ${reason.length}).` : null;
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+/** What is wrong with a `graph:run-forked` payload's fields (SPEC 21), or null; the definition's shape is the fold's check. */
+function runForkedProblem(payload: Record<string, unknown>): string | null {
+  if (typeof payload.from !== 'string' || !STREAM_ID_PATTERN.test(payload.from)) return 'from must be a run id.';
+  if (!isPositiveSafeInteger(payload.at)) return 'at must be a positive safe integer.';
+  if (typeof payload.prefixDigest !== 'string' || !DIGEST.test(payload.prefixDigest)) return 'prefixDigest must be sha256: and 64 lowercase hex digits.';
+  return isRecord(payload.definition) ? null : 'definition must be an object.';
 }

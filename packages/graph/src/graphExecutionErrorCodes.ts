@@ -17,6 +17,12 @@ export const GraphExecutionErrorCodes = {
   UNKNOWN_GRAPH_TYPE: 'UNKNOWN_GRAPH_TYPE',
   /** An action on a run that has ended: complete, failed or cancelled. */
   RUN_ENDED: 'RUN_ENDED',
+  /** A fork point out of range (before revision 1, after the parent's head) or inside a dispatch batch (SPEC 21). */
+  INVALID_FORK_POINT: 'INVALID_FORK_POINT',
+  /** A fork (or any new run) to a stream that already holds events. */
+  RUN_EXISTS: 'RUN_EXISTS',
+  /** A fork of a run that is already a fork 16 levels deep. */
+  FORK_TOO_DEEP: 'FORK_TOO_DEEP',
 } as const;
 
 export type GraphExecutionErrorCode = (typeof GraphExecutionErrorCodes)[keyof typeof GraphExecutionErrorCodes];

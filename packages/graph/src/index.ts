@@ -51,10 +51,14 @@ export { GraphExecutionError, GraphExecutionErrorCodes, isGraphExecutionError } 
 export type { GraphExecutionErrorCode } from './graphExecutionError.js';
 export { GRAPH_EVENT_VERSION, GraphEventTypes, cancelReasonProblem, graphEventProblem } from './graphEventTypes.js';
 export type { RecordReader, RecordedEvent } from './recordedEvent.js';
-export { parseRunStartedEvent, readRunDefinition, runStartedPayload, storedGraphMismatch } from './runStartedEvent.js';
+export { parseRunStartedEvent, parseStoredDefinition, readRunDefinition, runStartedPayload, storedGraphMismatch } from './runStartedEvent.js';
 export type { StoredRunDefinition } from './runStartedEvent.js';
 export { RunRecordFolder } from './runRecordFolder.js';
-export type { AttemptFailure, AttemptPause, FoldLookAhead, OpenAttempt, RecordedCancel, RecordedFailure } from './runRecordFolder.js';
+export type { AttemptFailure, AttemptPause, FoldLookAhead, OpenAttempt, RecordedCancel, RecordedFailure, RecordedFork } from './runRecordFolder.js';
+export { MAX_FORK_DEPTH, parseRunForkedEvent, runForkedPayload } from './runForkedEvent.js';
+export type { RunForked } from './runForkedEvent.js';
+export { forkDepth, runReader, runView } from './runView.js';
+export type { RunEvent } from './runView.js';
 export { foldStream } from './foldStream.js';
 export type { FoldMoreStreamOptions, FoldNewStreamOptions, FoldStreamOptions } from './foldStream.js';
 export { isEndStep, nextStep } from './nextStep.js';

@@ -8,6 +8,7 @@ import { GraphExecutionError } from './graphExecutionError.js';
 import { invalidEvent } from './recordedEvent.js';
 import type { RecordedEvent } from './recordedEvent.js';
 import { PositionSet } from './positionSet.js';
+import { parseRunForkedEvent } from './runForkedEvent.js';
 import { parseRunStartedEvent, storedGraphMismatch } from './runStartedEvent.js';
 import type { StoredRunDefinition } from './runStartedEvent.js';
 
@@ -52,6 +53,13 @@ export interface RecordedCancel {
   readonly reason: string;
   /** The revision of the `graph:run-cancelled` event. */
   readonly revision: number;
+}
+
+/** A `graph:run-forked` as the fold met it: the run is a fork of `from` at run revision `at` (SPEC 21). */
+export interface RecordedFork {
+  readonly from: string;
+  readonly at: number;
+  readonly prefixDigest: string;
 }
 
 /** A `graph:node-failed` as the record holds it. */
@@ -147,6 +155,8 @@ export class RunRecordFolder<State> {
   readonly #failures: RecordedFailure[] = [];
   /** The run's `graph:run-cancelled`, once applied. */
   #cancelled: RecordedCancel | null = null;
+  /** Every `graph:run-forked` folded, the root's first (a fork of a fork has two). */
+  readonly #forks: RecordedFork[] = [];
 
   readonly #graph: CompiledGraph<State>;
   /** `graph.reduce` for the `{ type, version, payload }` that `#reduce` builds from an event `graphEventProblem` passed. */
@@ -191,6 +201,14 @@ export class RunRecordFolder<State> {
    */
   get cancelled(): RecordedCancel | null {
     return this.#cancelled;
+  }
+
+  /**
+   * The forks this run's record passes through, oldest first: empty for a run that is not a
+   * fork; the last is this run's own fork point.
+   */
+  get forks(): readonly RecordedFork[] {
+    return this.#forks;
   }
 
   /** The positions of attempts started and without an outcome, in dispatch order (what a cancel waits for). */
@@ -242,6 +260,7 @@ export class RunRecordFolder<State> {
     const payload = event.payload as Record<string, Json>;
     if (event.type === GraphEventTypes.RUN_STARTED) this.#applyRunStarted(event);
     else if (event.type === GraphEventTypes.RUN_CANCELLED) this.#applyRunCancelled(event, payload);
+    else if (event.type === GraphEventTypes.RUN_FORKED) this.#applyRunForked(event);
     else this.#applyNodeEvent(event, payload);
     this.#revision = event.revision;
   }
@@ -308,6 +327,29 @@ export class RunRecordFolder<State> {
       if (first !== undefined && (first.kind === 'complete' || first.kind === 'fail')) throw invalidEvent(event, `the run has ended (${first.kind}).`);
     }
     this.#cancelled = { reason: payload.reason as string, revision: event.revision };
+  }
+
+  /**
+   * A fork continues its parent's fold at the fork point (SPEC 21): `graph:run-forked` follows
+   * event `at` directly, never inside a dispatch batch, with the definition in force there. An
+   * attempt started there without an outcome is abandoned: in the fork it is ready work and
+   * runs again as a new attempt (its number one higher). Pauses stay open, a cancel stays; the
+   * graph's state does not change (reduce never sees it).
+   */
+  #applyRunForked(event: RecordedEvent): void {
+    const forked = parseRunForkedEvent(event);
+    if (this.#definition === null) throw invalidEvent(event, 'a fork needs the run it forks (its first event is the fork point\'s next).');
+    if (forked.at !== event.revision - 1) throw invalidEvent(event, `a fork at ${forked.at} must follow revision ${forked.at}.`);
+    if (this.#batchIndex !== this.#expectedBatch.length) throw invalidEvent(event, 'a run cannot be forked inside a dispatch batch.');
+    const mismatch = storedGraphMismatch(forked.definition, this.#graph);
+    if (mismatch !== null || forked.definition.digest !== this.#definition.digest) {
+      throw invalidEvent(event, `the fork's definition (${forked.definition.digest}) is not the one in force at ${forked.at} (${this.#definition.digest}).`);
+    }
+    for (const [position, open] of this.#open) {
+      if (open === undefined || open.status !== 'started') continue;
+      this.#open.set(position, movedOn(open, 'resumed', open.attempt, open.retrySafe, open.pause, open.resumeValue, open.answeredPause, open.previousFailure, open.retries));
+    }
+    this.#forks.push({ from: forked.from, at: forked.at, prefixDigest: forked.prefixDigest });
   }
 
   #applyNodeEvent(event: RecordedEvent, payload: Record<string, Json>): void {

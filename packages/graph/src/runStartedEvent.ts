@@ -5,6 +5,7 @@ import { GRAPH_EVENT_VERSION, GraphEventTypes } from './graphEventTypes.js';
 import { isRecord } from './json.js';
 import { invalidEvent } from './recordedEvent.js';
 import type { RecordReader, RecordedEvent } from './recordedEvent.js';
+import { runReader } from './runView.js';
 
 /** What `graph:run-started` stores about the graph. */
 export interface StoredRunDefinition {
@@ -34,7 +35,13 @@ export function parseRunStartedEvent(event: RecordedEvent): StoredRunDefinition 
   if (!isRecord(payload) || Object.keys(payload).length !== 1 || !isRecord(payload.definition)) {
     throw invalidEvent(event, 'payload must be exactly { definition }.');
   }
-  const definition = payload.definition as Record<string, Json>;
+  return parseStoredDefinition(event, payload.definition);
+}
+
+/** Checks a stored definition (of `graph:run-started` or `graph:run-forked`): exactly `{ kind, typeVersion, digest, value }`. */
+export function parseStoredDefinition(event: RecordedEvent, value: Json | undefined): StoredRunDefinition {
+  if (!isRecord(value)) throw invalidEvent(event, 'definition must be { kind, typeVersion, digest, value }.');
+  const definition = value as Record<string, Json>;
   if (
     Object.keys(definition).length !== 4 ||
     typeof definition.kind !== 'string' ||
@@ -50,10 +57,10 @@ export function parseRunStartedEvent(event: RecordedEvent): StoredRunDefinition 
 /**
  * The definition a stored run was started with, read from its first event, or null when the
  * run has no events yet. A first event that is not a valid `graph:run-started` is INVALID_EVENT.
- * Reads one event.
+ * Reads one event (a fork's is its root's: a fork keeps the definition in force at its fork point).
  */
 export async function readRunDefinition(reader: RecordReader, runId: string): Promise<StoredRunDefinition | null> {
-  for await (const event of reader.read(runId)) return parseRunStartedEvent(event);
+  for await (const event of runReader(reader).read(runId)) return parseRunStartedEvent(event);
   return null;
 }
 

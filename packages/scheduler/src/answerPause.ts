@@ -1,5 +1,5 @@
 import type { Json } from '@roundtable/core';
-import { GraphEventTypes, GraphExecutionError, foldStream, openStoredRun, teamGraphType } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, foldStream, openStoredRun, runView, teamGraphType } from '@roundtable/graph';
 import type { GraphType, OpenAttempt, RecordedEvent, RunRecordFolder } from '@roundtable/graph';
 import { assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
@@ -42,7 +42,8 @@ export interface PauseHistory {
  * paused, dispatched, running) is PROTOCOL. Returns the revision written and that of the pause it answered.
  */
 export async function answerPause(options: AnswerPauseOptions): Promise<{ readonly revision: number; readonly pausedAt: number }> {
-  const { storage, runId, position } = options;
+  const { runId, position } = options;
+  const storage = runView(options.storage);
   assertStreamId(runId);
   if (typeof position !== 'string' || position.length === 0) throw new GraphExecutionError('PROTOCOL', 'answerPause: position must be a non-empty string.');
   if (options.pausedAt !== undefined && !(Number.isSafeInteger(options.pausedAt) && options.pausedAt >= 1)) {

@@ -1,4 +1,4 @@
-import { GraphEventTypes, GraphExecutionError, cancelReasonProblem, foldStream, openStoredRun, teamGraphType } from '@roundtable/graph';
+import { GraphEventTypes, GraphExecutionError, cancelReasonProblem, foldStream, openStoredRun, runView, teamGraphType } from '@roundtable/graph';
 import type { GraphType, RunRecordFolder } from '@roundtable/graph';
 import { assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
@@ -26,7 +26,8 @@ export interface CancelRunOptions {
  * `cancelled` once none is in flight. Returns the revision written.
  */
 export async function cancelRun(options: CancelRunOptions): Promise<{ readonly revision: number }> {
-  const { storage, runId, reason } = options;
+  const { runId, reason } = options;
+  const storage = runView(options.storage);
   assertStreamId(runId);
   const problem = cancelReasonProblem(reason);
   if (problem !== null) throw new GraphExecutionError('PROTOCOL', `cancelRun: ${problem}`, { details: { runId } });

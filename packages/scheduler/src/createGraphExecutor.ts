@@ -1,5 +1,5 @@
 import type { Json } from '@roundtable/core';
-import { GraphExecutionError, isGraphExecutionError, nextStep } from '@roundtable/graph';
+import { GraphExecutionError, isGraphExecutionError, nextStep, runView } from '@roundtable/graph';
 import type { CompiledGraph, NextStep, OpenAttempt } from '@roundtable/graph';
 import { assertStreamId, waitForAppend } from '@roundtable/storage';
 import type { RunStorage } from '@roundtable/storage';
@@ -57,10 +57,11 @@ class StoredGraphExecutor<State> implements GraphExecutor {
   constructor(options: GraphExecutorOptions<State>, bindings: ReadonlyMap<string, ResolvedBinding>) {
     this.runId = options.runId;
     this.#graph = options.graph;
-    this.#storage = options.storage;
+    // Every revision the executor reads, writes and reports is a run revision (a fork's go on from its parent's, SPEC 21).
+    this.#storage = runView(options.storage);
     this.#bindings = bindings;
     this.#tracer = schedulerTracer(options.tracer);
-    this.#record = new RunRecord(options.runId, options.graph, options.storage);
+    this.#record = new RunRecord(options.runId, options.graph, this.#storage);
     this.#events = new RunEvents(options.runId, options.clock ?? (() => Date.now()), options.newId ?? randomEventId);
     this.#recorder = new OutcomeRecorder(this.#record, this.#events, options.graph, bindings);
     this.#runner = new AttemptRunner(this.#record, this.#events, this.#recorder, options.graph, bindings, this.#tracer);

@@ -1,5 +1,7 @@
 export { answerPause } from './answerPause.js';
 export { cancelRun } from './cancelRun.js';
+export { forkRun, prefixDigest } from './forkRun.js';
+export type { ForkRunOptions } from './forkRun.js';
 export type { CancelRunOptions } from './cancelRun.js';
 export type { AnswerPauseOptions } from './answerPause.js';
 export { createGraphExecutor } from './createGraphExecutor.js';

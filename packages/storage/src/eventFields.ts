@@ -1,8 +1,8 @@
-import { isIdentifier, isWellFormedString, utf8ByteLength } from '@roundtable/core';
+import { STREAM_ID_PATTERN, isIdentifier, isWellFormedString, utf8ByteLength } from '@roundtable/core';
 import { StorageError } from './errors.js';
 import { recentlyAccepted } from './recentlyAccepted.js';
 
-const STREAM_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const STREAM_ID = STREAM_ID_PATTERN;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MAX_ID_BYTES = 256;
 
