@@ -5,7 +5,7 @@ import { expect, it } from 'vitest';
 import { FULL } from '@roundtable/test-utils';
 import { killWritersMidAppend } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
-import { childProcessScratch, forkFixture } from './__fixtures__/helpers.js';
+import { CONTENDED_BUSY_TIMEOUT_MS, childProcessScratch, forkFixture } from './__fixtures__/helpers.js';
 
 const { children, directory } = childProcessScratch();
 
@@ -43,9 +43,9 @@ it(`survives ${KILLS} SIGKILLs at random moments mid-append: every batch whole, 
     acknowledged += await killWritersMidAppend({
       kills: KILLS_PER_FILE,
       firstRound: file * KILLS_PER_FILE,
-      fork: (name, streams, round) => forkFixture('crashWorker.mjs', [filename, name, streams, synchronousOf(round)]),
+      fork: (name, streams, round) => forkFixture('crashWorker.mjs', [filename, name, streams, synchronousOf(round), String(CONTENDED_BUSY_TIMEOUT_MS)]),
       children,
-      open: () => createSqliteStorage({ filename }),
+      open: () => createSqliteStorage({ filename, busyTimeoutMs: CONTENDED_BUSY_TIMEOUT_MS }),
       freshInstancePerCheck: true,
       commitsBeforeKill,
       jitterMs: 5,

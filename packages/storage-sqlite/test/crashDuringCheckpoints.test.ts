@@ -5,7 +5,7 @@ import { FULL } from '@roundtable/test-utils';
 import { killWritersMidAppend } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
 import { COMMITS_PER_CHECKPOINT } from '../src/walCheckpointer.js';
-import { childProcessScratch, forkFixture } from './__fixtures__/helpers.js';
+import { CONTENDED_BUSY_TIMEOUT_MS, childProcessScratch, forkFixture } from './__fixtures__/helpers.js';
 
 const { children, directory } = childProcessScratch();
 
@@ -29,9 +29,9 @@ it(`survives ${KILLS} SIGKILLs of writers whose background checkpoints are runni
   let awaited = 0;
   const acknowledged = await killWritersMidAppend({
     kills: KILLS,
-    fork: (name, streams, round) => forkFixture('crashWorker.mjs', [filename, name, streams, synchronousOf(round)]),
+    fork: (name, streams, round) => forkFixture('crashWorker.mjs', [filename, name, streams, synchronousOf(round), String(CONTENDED_BUSY_TIMEOUT_MS)]),
     children,
-    open: () => createSqliteStorage({ filename }),
+    open: () => createSqliteStorage({ filename, busyTimeoutMs: CONTENDED_BUSY_TIMEOUT_MS }),
     freshInstancePerCheck: true,
     commitsBeforeKill: (round) => {
       const commits = commitsBeforeKill(round);

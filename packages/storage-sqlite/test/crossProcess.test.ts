@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { FULL } from '@roundtable/test-utils';
 import { raceTwoProcesses } from '@roundtable/test-utils/harness';
 import { createSqliteStorage } from '../src/index.js';
-import { childProcessScratch, exited, forkFixture, messageOfType, nextMessage } from './__fixtures__/helpers.js';
+import { CONTENDED_BUSY_TIMEOUT_MS, childProcessScratch, exited, forkFixture, messageOfType, nextMessage } from './__fixtures__/helpers.js';
 
 // 1,000 rounds in the long form (FAULT_SCALE=full, `pnpm test:faults`), 200 by default (more,
 // up to four times as many, if one process has won none by then).
@@ -27,9 +27,9 @@ describe('several processes on one file', () => {
     await raceTwoProcesses({
       rounds: ROUNDS,
       freeForAll: 300,
-      fork: (name) => forkFixture('raceWorker.mjs', [filename, name]),
+      fork: (name) => forkFixture('raceWorker.mjs', [filename, name, String(CONTENDED_BUSY_TIMEOUT_MS)]),
       children,
-      open: () => createSqliteStorage({ filename }),
+      open: () => createSqliteStorage({ filename, busyTimeoutMs: CONTENDED_BUSY_TIMEOUT_MS }),
     });
   }, ROUNDS * 600);
 

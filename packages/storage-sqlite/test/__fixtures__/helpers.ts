@@ -6,6 +6,14 @@ import { childProcessSuite } from '@roundtable/test-utils/harness';
 
 export { exited, messageOfType, newBatch, newEvent, nextMessage, readAll, rejection, tempDirectory } from '@roundtable/test-utils';
 
+/**
+ * The busy timeout of every connection in the crash and race tests. Their writers commit back to
+ * back, and SQLite's lock is not queued (a waiter polls, at most every 100 ms), so on a loaded
+ * machine a connection can wait past the default 5 s: here the timeout is only a hang guard.
+ * The child fixtures take it as their last argument.
+ */
+export const CONTENDED_BUSY_TIMEOUT_MS = 120_000;
+
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
