@@ -6,7 +6,7 @@ import type { DemoPause, DemoReport } from './runDemo.js';
 
 function print(report: DemoReport, engine: string): void {
   const out: string[] = [];
-  out.push(`Roundtable demo: the release team on ${report.storage} storage, members: ${engine}`, '');
+  out.push(`Roundtable demo: the release team (run ${report.runId}) on ${report.storage} storage, members: ${engine}`, '');
   out.push('Saved messages:');
   for (const message of report.messages) {
     out.push(`  ${message.sender} [${message.id}]${message.mentions.map((m) => ` @${m}`).join('')}: ${message.text}`);
@@ -21,7 +21,7 @@ function print(report: DemoReport, engine: string): void {
   for (const check of report.checks) out.push(`  ${check.ok ? 'ok  ' : 'FAIL'} ${check.name}`);
   if (report.postgres !== null) out.push('', `PostgreSQL record: ${report.postgres}`);
   if (report.keptIn !== null) out.push('', `Record and room files kept in ${report.keptIn}`);
-  const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, RUN_ID, report.postgresKeptStore);
+  const commands = report.keptIn === null ? [] : inspectCommands(report.storage, report.keptIn, report.runId, report.postgresKeptStore);
   if (commands.length > 0) out.push('', 'Inspect the kept record:', ...commands.map((command) => `  ${command}`));
   else if (report.keptIn !== null && report.storage === 'postgres') out.push('', 'The record was on the embedded PostgreSQL, removed with it: to keep one to inspect, set ROUNDTABLE_POSTGRES_URL.');
   out.push('', report.ok ? 'Success: the conversation completed, replayed without re-running, and projected its room.' : 'FAILED: see the checks above.');
@@ -29,13 +29,13 @@ function print(report: DemoReport, engine: string): void {
 }
 
 /** What `--serve` prints at its pause: the answer command, the viewer alternative, and that it waits. */
-function printPause(pause: DemoPause): void {
+function printPause(pause: DemoPause, runId: string): void {
   const store = /^[\w@%+=:,./-]+$/.test(pause.store) ? pause.store : `'${pause.store.replaceAll("'", "'\\''")}'`;
   console.log(
     [
       `The run is paused at ${pause.position} (revision ${pause.pausedAt}): ${pause.reason}`,
       'Answer it from another terminal; this demo then goes on by itself:',
-      `  pnpm roundtable answer ${RUN_ID} ${pause.position} --approve --paused-at ${pause.pausedAt} --store ${store}`,
+      `  pnpm roundtable answer ${runId} ${pause.position} --approve --paused-at ${pause.pausedAt} --store ${store}`,
       `  (or on a page: pnpm roundtable view --actions --store ${store})`,
       'Waiting for the answer (Ctrl-C stops the demo)…',
       '',
@@ -58,9 +58,9 @@ async function main(): Promise<number> {
   }
   const engine = args.engine === 'ai-sdk' ? aiSdkEngine() : undefined;
   const stop = new AbortController();
-  const serve = args.serve ? { onPause: printPause, signal: stop.signal } : undefined;
+  const serve = args.serve ? { onPause: (pause: DemoPause) => printPause(pause, args.runId ?? RUN_ID), signal: stop.signal } : undefined;
   if (serve !== undefined) for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
-  const report = await runDemo({ storage: args.storage, ...(args.keep === undefined ? {} : { keep: args.keep }), ...(engine === undefined ? {} : { engine }), ...(serve === undefined ? {} : { serve }) });
+  const report = await runDemo({ storage: args.storage, reviewer: args.reviewer, ...(args.runId === undefined ? {} : { runId: args.runId }), ...(args.keep === undefined ? {} : { keep: args.keep }), ...(engine === undefined ? {} : { engine }), ...(serve === undefined ? {} : { serve }) });
   if (report.stopped) {
     console.log(`Stopped while the run waited for its answer${report.keptIn === null ? ' (its temporary record is removed).' : `: the pause is kept in ${report.keptIn}.`}`);
     return 0;

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { inspectCommands } from './inspectCommands.js';
+import { createFsStorage } from '@roundtable/storage-fs';
+import { forkRun } from '@roundtable/runtime';
 import { RUN_ID, runDemo } from './runDemo.js';
+import { REJECT_REPLY, REVIEW_REPLY } from './teamConversation.js';
 
 /**
  * Runs `work` with a temp folder of its own as the OS temp folder (TMPDIR), so what another
@@ -48,6 +51,35 @@ describe('the team-conversation demo', () => {
       expect(kept).toEqual(expect.arrayContaining(['record.sqlite', 'rooms']));
       // The review room's file and the run's room index beside it.
       expect((await readdir(join(keep, 'rooms'))).map((name) => name.replace(/-[0-9a-f]{64}/, '')).sort()).toEqual(['roundtable-room.txt', 'roundtable-run.json']);
+    } finally {
+      await rm(keep, { recursive: true, force: true });
+    }
+  });
+
+  it('the README\'s fork walk-through: a rejecting reviewer, a fork before the review, the fork run with the approving one; only the fork\'s turns run', async () => {
+    const keep = await mkdtemp(join(tmpdir(), 'demo-fork-'));
+    try {
+      const rejected = await runDemo({ storage: 'fs', keep, reviewer: 'reject' });
+      expect(rejected.ok).toBe(true);
+      expect(rejected.finalAnswers.find((answer) => answer.name === 'writer')?.summary).toContain(REJECT_REPLY);
+      // Revision 5 is the reviewer's dispatch, the revision before the review (its attempt starts at 6).
+      const storage = createFsStorage({ directory: join(keep, 'record') });
+      try {
+        const events: { type: string; revision: number }[] = [];
+        for await (const event of storage.read(RUN_ID)) events.push(event);
+        expect(events[5]).toMatchObject({ revision: 6, type: 'graph:node-attempt-started', payload: { nodeId: 'reviewer' } });
+        await forkRun({ storage, from: RUN_ID, at: 5, to: 'release-team-approved' });
+      } finally {
+        await storage.close();
+      }
+      const approved = await runDemo({ storage: 'fs', keep, runId: 'release-team-approved' });
+      expect(approved.checks.filter((check) => !check.ok)).toEqual([]);
+      expect(approved.runId).toBe('release-team-approved');
+      expect(approved.dispatchOrder).toEqual(['writer', 'reviewer', 'writer']);
+      expect(approved.finalAnswers.find((answer) => answer.name === 'writer')?.summary).toContain(REVIEW_REPLY);
+      // The writer's first turn is the parent's: the fork's messages begin with it, then the approving review.
+      expect(approved.messages.map((message) => message.text)).toEqual([rejected.messages[0]!.text, REVIEW_REPLY]);
+      expect(approved.projectionRevision).toBeGreaterThan(5);
     } finally {
       await rm(keep, { recursive: true, force: true });
     }

@@ -1,13 +1,14 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { GraphEventTypes, createGraphExecutor, createMemoryBacking, createMemoryStorage, foldStream, projectTeamRooms, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
+import { GraphEventTypes, createGraphExecutor, createMemoryBacking, createMemoryStorage, foldStream, projectTeamRooms, runView, teamMembers, teamMessages, teamOutput } from '@roundtable/runtime';
 import type { GraphRunResult, RunStorage, StoredEvent, TeamMessage } from '@roundtable/runtime';
 import { createFsStorage } from '@roundtable/storage-fs';
 import { createSqliteStorage } from '@roundtable/storage-sqlite';
 import type { DemoEngine } from './aiSdkEngine.js';
 import { openPostgresDemoStore } from './postgresDemoStore.js';
-import { REVIEW_REPLY, releaseGraph, releaseNodes, withApproval } from './teamConversation.js';
+import { REVIEWER_REPLIES, releaseGraph, releaseMembers, withApproval } from './teamConversation.js';
+import type { ReviewerKind } from './teamConversation.js';
 
 export type DemoStorageKind = 'memory' | 'fs' | 'sqlite' | 'postgres';
 
@@ -23,6 +24,13 @@ export interface DemoOptions {
    * stops the wait: the demo then ends with the run still paused (`stopped`).
    */
   readonly serve?: { readonly onPause: (pause: DemoPause) => void; readonly signal?: AbortSignal };
+  /** `--reviewer`: the local reviewer approves (the default) or rejects the draft. */
+  readonly reviewer?: ReviewerKind;
+  /**
+   * `--run`: the run to run (default `release-team-run`). A run that holds events is carried on
+   * from its record: a fork made with `roundtable fork` runs only what follows its fork point.
+   */
+  readonly runId?: string;
 }
 
 /** The pause `--serve` waits at, and where to answer it. */
@@ -36,6 +44,7 @@ export interface DemoPause {
 
 export interface DemoReport {
   readonly ok: boolean;
+  readonly runId: string;
   readonly storage: DemoStorageKind;
   readonly messages: readonly TeamMessage[];
   readonly dispatchOrder: readonly string[];
@@ -65,12 +74,12 @@ function storageOpener(kind: Exclude<DemoStorageKind, 'postgres'>, directory: st
   return () => createSqliteStorage({ filename: join(directory, 'record.sqlite') });
 }
 
-async function readRecord(storage: RunStorage) {
+async function readRecord(storage: RunStorage, runId: string) {
   const dispatchOrder: string[] = [];
   const onEvent = (event: StoredEvent) => {
     if (event.type === GraphEventTypes.NODE_DISPATCHED) dispatchOrder.push((event.payload as { nodeId: string }).nodeId);
   };
-  const folder = await foldStream(storage, RUN_ID, { graph: releaseGraph, onEvent });
+  const folder = await foldStream(storage, runId, { graph: releaseGraph, onEvent });
   return { messages: teamMessages(folder.state), dispatchOrder, head: folder.revision };
 }
 
@@ -80,12 +89,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   if (options.keep !== undefined) await mkdir(directory, { recursive: true, mode: 0o700 });
   const postgres = options.storage === 'postgres' ? await openPostgresDemoStore(options.keep !== undefined) : null;
   const open = postgres?.open ?? storageOpener(options.storage as Exclude<DemoStorageKind, 'postgres'>, directory);
+  const runId = options.runId ?? RUN_ID;
   try {
     const storage = open();
     let result: GraphRunResult;
     try {
-      const nodes = options.engine?.nodes ?? releaseNodes;
-      const executor = await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage, nodes: options.serve === undefined ? nodes : withApproval(nodes) });
+      const nodes = options.engine?.nodes ?? releaseMembers(options.reviewer);
+      const executor = await createGraphExecutor({ runId, graph: releaseGraph, storage, nodes: options.serve === undefined ? nodes : withApproval(nodes) });
       result = await executor.run();
       if (options.serve !== undefined && result.kind === 'pause') {
         const store = options.storage === 'fs' ? `fs:${join(directory, 'record')}` : `sqlite:${join(directory, 'record.sqlite')}`;
@@ -101,15 +111,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     // A fresh storage instance and executor over the same record: replay only, nothing runs.
     const reopened = open();
     try {
-      const headBefore = await reopened.head(RUN_ID);
+      // Run revisions: a fork's head counts its parent's prefix.
+      const run = runView(reopened);
+      const headBefore = await run.head(runId);
       let calls = 0;
       const refuse = () => {
         calls++;
         throw new Error('replay must not run a member');
       };
-      const replayed = await (await createGraphExecutor({ runId: RUN_ID, graph: releaseGraph, storage: reopened, nodes: teamMembers(releaseGraph, { writer: refuse, reviewer: refuse }) })).run();
-      const record = await readRecord(reopened);
-      const projected = await projectTeamRooms({ storage: reopened, runId: RUN_ID, directory: join(directory, 'rooms') });
+      const replayed = await (await createGraphExecutor({ runId, graph: releaseGraph, storage: reopened, nodes: teamMembers(releaseGraph, { writer: refuse, reviewer: refuse }) })).run();
+      const record = await readRecord(reopened, runId);
+      const projected = await projectTeamRooms({ storage: reopened, runId, directory: join(directory, 'rooms') });
       const roomFiles = await Promise.all(projected.files.map(async (file) => ({ ...file, text: await readFile(file.path, 'utf8') })));
       const output = teamOutput(result);
       const finalAnswers = (output?.agents ?? []).map((agent) => ({ name: agent.name, summary: agent.result?.summary ?? null, data: agent.result?.data ?? null }));
@@ -121,16 +133,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         ...(scripted
           ? [
               { name: 'dispatch order is writer, reviewer, writer', ok: record.dispatchOrder.join(',') === 'writer,reviewer,writer' },
-              { name: "the writer's final answer contains the reviewer's reply", ok: writerAnswer.includes(REVIEW_REPLY) },
+              { name: "the writer's final answer contains the reviewer's reply", ok: writerAnswer.includes(REVIEWER_REPLIES[options.reviewer ?? 'approve']) },
             ]
           : []),
         { name: 'the fresh executor returned the same result', ok: JSON.stringify(replayed) === JSON.stringify(result) },
-        { name: 'the fresh executor appended nothing and ran no member', ok: (await reopened.head(RUN_ID)) === headBefore && calls === 0 },
+        { name: 'the fresh executor appended nothing and ran no member', ok: (await run.head(runId)) === headBefore && calls === 0 },
         { name: 'the projection read the whole record', ok: projected.revision === headBefore },
         { name: 'the review room file has one line per message', ok: roomFiles[0]?.text.split('\n').length === record.messages.length + 1 },
       ];
       return {
         ok: checks.every((check) => check.ok),
+        runId,
         storage: options.storage,
         messages: record.messages,
         dispatchOrder: record.dispatchOrder,
@@ -157,6 +170,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
 function stoppedReport(options: DemoOptions, directory: string, result: GraphRunResult): DemoReport {
   return {
     ok: true,
+    runId: options.runId ?? RUN_ID,
     storage: options.storage,
     messages: [],
     dispatchOrder: [],

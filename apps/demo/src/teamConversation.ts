@@ -26,6 +26,15 @@ export const releaseTeam = releaseGraph.definition.value;
 
 export const REVIEW_REPLY = 'Approved. Add one line on the storage migration.';
 
+/** What the reviewer of `pnpm demo -- --reviewer reject` replies. */
+export const REJECT_REPLY = 'Rejected: list the breaking changes first.';
+
+/** The demo's reviewers: `approve` (the default) or `reject`. */
+export type ReviewerKind = 'approve' | 'reject';
+
+/** The reply of each reviewer. */
+export const REVIEWER_REPLIES: Readonly<Record<ReviewerKind, string>> = { approve: REVIEW_REPLY, reject: REJECT_REPLY };
+
 /** Local functions stand in for model-backed members, so the demo needs no model account. */
 function writer(input: TeamDispatchInput): TeamTurnResult {
   if (input.result === null) {
@@ -38,19 +47,23 @@ function writer(input: TeamDispatchInput): TeamTurnResult {
   return { summary: `Final notes: Version 2.0 adds durable rooms. Review applied: ${reply?.text ?? '(no reply)'}` };
 }
 
-function reviewer(input: TeamDispatchInput): TeamTurnResult {
+function reviewer(input: TeamDispatchInput, reply: string): TeamTurnResult {
   const draft = input.messages.find((message) => message.sender === 'writer');
   return {
-    summary: `Reviewed "${draft?.text ?? ''}".`,
-    posts: [{ roomId: 'review', text: REVIEW_REPLY, mentions: ['writer'] }],
+    summary: `Reviewed "${draft?.text ?? ''}": ${reply.split(/[.:]/)[0]}.`,
+    posts: [{ roomId: 'review', text: reply, mentions: ['writer'] }],
   };
 }
 
-/** Typed bindings with the team result contract, which reuses the compiled membership checks. */
-export const releaseNodes = teamMembers(releaseGraph, {
-  writer: { run: ({ input }) => writer(input), contract: teamResultContract(releaseGraph, 'writer'), limits: { timeoutMs: 10_000 } },
-  reviewer: { run: ({ input }) => reviewer(input), contract: teamResultContract(releaseGraph, 'reviewer'), limits: { timeoutMs: 10_000 } },
-});
+/** Typed bindings with the team result contract, which reuses the compiled membership checks; the reviewer approves unless told to reject. */
+export function releaseMembers(kind: ReviewerKind = 'approve') {
+  return teamMembers(releaseGraph, {
+    writer: { run: ({ input }) => writer(input), contract: teamResultContract(releaseGraph, 'writer'), limits: { timeoutMs: 10_000 } },
+    reviewer: { run: ({ input }) => reviewer(input, REVIEWER_REPLIES[kind]), contract: teamResultContract(releaseGraph, 'reviewer'), limits: { timeoutMs: 10_000 } },
+  });
+}
+
+export const releaseNodes = releaseMembers();
 
 /** The reviewer's question to a person in `pnpm demo -- --serve`: a yes or no. */
 export const APPROVAL_REASON = 'Approve the review before the reviewer posts it?';

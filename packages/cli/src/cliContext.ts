@@ -1,3 +1,4 @@
+import { runView } from '@roundtable/graph';
 import type { RunStorage } from '@roundtable/storage';
 import { CliError } from './cliError.js';
 import { openStore } from './openStore.js';
@@ -34,10 +35,14 @@ function storeOf(io: CliIo, options: StoreOptions): string {
   return store;
 }
 
+/**
+ * Every command sees the store through graph's `runView`: a fork reads as its run (the parent's
+ * prefix, then its own events) and every revision printed or taken is a run revision (SPEC 21).
+ */
 async function withOpenStore<T>(store: string, options: StoreOptions, writable: boolean, work: (storage: RunStorage) => Promise<T>): Promise<T> {
   const storage = await openStore({ store, writable, ...(options.namespace === undefined ? {} : { namespace: options.namespace }) });
   try {
-    return await work(storage);
+    return await work(runView(storage));
   } finally {
     await storage.close();
   }

@@ -8,8 +8,11 @@ import { answerCommand, parseJsonValue } from './commands/answerCommand.js';
 import type { AnswerOptions } from './commands/answerCommand.js';
 import { cancelCommand, parseCancelReason } from './commands/cancelCommand.js';
 import type { CancelOptions } from './commands/cancelCommand.js';
+import { diffCommand } from './commands/diffCommand.js';
 import { eventsCommand } from './commands/eventsCommand.js';
 import type { EventsOptions } from './commands/eventsCommand.js';
+import { forkCommand } from './commands/forkCommand.js';
+import type { ForkOptions } from './commands/forkCommand.js';
 import { roomsCommand } from './commands/roomsCommand.js';
 import type { RoomsOptions } from './commands/roomsCommand.js';
 import { runsCommand } from './commands/runsCommand.js';
@@ -40,6 +43,9 @@ const RECORD_CODES = new Set([
   'PROTOCOL',
   'RUN_ENDED',
   'REVISION_CONFLICT',
+  'INVALID_FORK_POINT',
+  'RUN_EXISTS',
+  'FORK_TOO_DEEP',
 ]);
 
 function addStoreOptions(command: Command, formats: readonly OutputFormat[]): Command {
@@ -133,6 +139,21 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       .description('cancel a run: appends one event and prints its revision; attempts in flight stop (exit 1 when it has ended)'),
     ['text', 'json'],
   ).action(run((runId: string, options: CancelOptions) => cancelCommand(io, runId, options)));
+  addStoreOptions(
+    runIdArgument(program.command('fork'))
+      .requiredOption('--at <revision>', 'the run revision to go on from (as show and events print it)', (value: string) => parsePositiveInteger(value, '--at'))
+      .requiredOption('--to <runId>', 'the new run\'s id (a run with no events)', parseRunId)
+      .description('fork a run at a revision into a new run: appends one event and prints its revision (exit 1 when refused)'),
+    ['text', 'json'],
+  ).action(run((runId: string, options: ForkOptions) => forkCommand(io, runId, options)));
+  addStoreOptions(
+    program
+      .command('diff')
+      .argument('<runA>', 'a run', parseRunId)
+      .argument('<runB>', 'the run to compare it with (a fork of it, or another fork of its parent)', parseRunId)
+      .description('the first revision at which two runs differ, then each member\'s outcomes after it side by side'),
+    ['text', 'json'],
+  ).action(run((runA: string, runB: string, options: FormatOptions) => diffCommand(io, runA, runB, options)));
   addStoreOptions(
     program
       .command('view')

@@ -9,6 +9,7 @@ import {
   isGraphExecutionError,
   isGraphValidationError,
   nextStep,
+  parseRunForkedEvent,
   parseRunStartedEvent,
   teamMemberStates,
 } from '@roundtable/graph';
@@ -98,8 +99,19 @@ export interface RunDefinitionSummary {
   readonly members: readonly string[];
 }
 
+/** A fork in a run's lineage: `graph:run-forked` at run revision `at + 1`, going on from `from`'s revision `at`. */
+export interface ForkPoint {
+  readonly from: string;
+  readonly at: number;
+}
+
 export interface RunReport {
   readonly runId: string;
+  /**
+   * The forks the run's record goes through, oldest first: empty for a run that is not a fork;
+   * the last is the run's own (`roundtable fork`), any before it its parents'.
+   */
+  readonly forks: readonly ForkPoint[];
   /** The last revision read. */
   readonly revision: number;
   readonly firstEventAt: string | null;
@@ -160,6 +172,7 @@ export class RunInspector {
   /** The latest attempt record of each position. */
   private readonly latest = new Map<string, AttemptRecord>();
   private dispatchedCount = 0;
+  private readonly forks: ForkPoint[] = [];
 
   constructor(readonly runId: string) {}
 
@@ -222,6 +235,7 @@ export class RunInspector {
     const teamDefinition = this.stored?.kind === TEAM_GRAPH_KIND ? (value as unknown as TeamDefinition) : null;
     return {
       runId: this.runId,
+      forks: this.forks,
       revision: this.revision,
       firstEventAt: this.firstEventAt,
       lastEventAt: this.lastEventAt,
@@ -258,6 +272,7 @@ export class RunInspector {
 
   /** Builds the attempt timeline from the generic graph:node-* events. */
   private track(event: StoredEvent, messageCountBefore: number): void {
+    if (event.type === GraphEventTypes.RUN_FORKED) return this.forked(event);
     if (!event.type.startsWith('graph:node-') || !isObject(event.payload)) return;
     const payload = event.payload;
     const position = text(payload.position);
@@ -336,6 +351,18 @@ export class RunInspector {
         this.end(current, 'paused', at);
         return;
       }
+    }
+  }
+
+  /** A fork point (the fold accepted it): each attempt started without an outcome is abandoned, and runs again as the next attempt. */
+  private forked(event: StoredEvent): void {
+    const { from, at } = parseRunForkedEvent(event);
+    this.forks.push({ from, at });
+    for (const current of [...this.latest.values()]) {
+      if (current.status !== 'started') continue;
+      current.revisions.push(event.revision);
+      this.end(current, 'resumed', event.timestamp);
+      this.push({ position: current.position, nodeId: current.nodeId, attempt: current.attempt, dispatchedAt: event.timestamp, status: 'resumed', revision: event.revision, placeholder: true });
     }
   }
 

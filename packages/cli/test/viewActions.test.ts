@@ -85,7 +85,13 @@ describe('roundtable view --actions', () => {
     expect(await post(path, JSON.stringify({ position: POSITION, value: true, pausedAt: at - 1 }), own)).toMatchObject({ status: 409, error: 'STALE_ANSWER' });
     expect(await post('/api/runs/no-such-run/answer', answer, own)).toMatchObject({ status: 404, error: 'RUN_NOT_FOUND' });
     expect(await post('/api/runs/paused-run/cancel', JSON.stringify({ reason: '' }), own)).toMatchObject({ status: 400, error: 'USAGE' });
-    expect(await post('/api/runs/paused-run/fork', JSON.stringify({ at: 2, to: 'copy' }), own)).toMatchObject({ status: 501, error: 'FORK_UNAVAILABLE' });
+    const fork = '/api/runs/paused-run/fork';
+    expect(await post(fork, JSON.stringify({ at: 0, to: 'copy' }), own)).toMatchObject({ status: 400, error: 'USAGE' });
+    expect(await post(fork, JSON.stringify({ at: 2, to: 'no spaces' }), own)).toMatchObject({ status: 400, error: 'USAGE' });
+    expect(await post(fork, JSON.stringify({ at: before.length + 1, to: 'copy' }), own)).toMatchObject({ status: 409, error: 'INVALID_FORK_POINT' });
+    expect(await post(fork, JSON.stringify({ at: 2, to: 'paused-run' }), own)).toMatchObject({ status: 409, error: 'RUN_EXISTS' });
+    expect(await post(fork, JSON.stringify({ at: 2, to: 'copy' }), { Origin: url.origin })).toMatchObject({ status: 403, error: 'BAD_TOKEN' });
+    expect(await events('copy')).toEqual([]);
     expect(await events('paused-run')).toEqual(before);
     expect(await events('no-such-run')).toEqual([]);
     // With everything right, it is the same append as roundtable answer.
@@ -101,7 +107,7 @@ describe('roundtable view --actions', () => {
     await pausedAt('served-run');
     const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
     await page.goto(`${url.href}#/run/served-run`);
-    await page.locator('.subtitle', { hasText: 'answers and cancels on' }).waitFor();
+    await page.locator('.subtitle', { hasText: 'answers, cancels and forks on' }).waitFor();
     await page.locator(`[data-answer="${POSITION}"] .answer-approve`).click();
     const ended = await served.ended;
     expect(ended.code).toBe(0);
@@ -109,6 +115,37 @@ describe('roundtable view --actions', () => {
     await page.locator('h1 .badge', { hasText: /^complete$/ }).waitFor({ timeout: 30_000 });
     expect(await page.locator('.room[data-room="review"] pre').textContent()).toContain('Approved: ship it.');
     expect(await page.locator('.cancel-form').count()).toBe(0);
+    await page.close();
+  });
+
+  it.skipIf(!hasChromium)('a person forks a paused run at its pause from the state view, and answers the fork\'s pause otherwise than the parent\'s', async () => {
+    await writeRecord('fs', store, 'fork-me', 'paused');
+    const at = await pausedAt('fork-me');
+    const parent = await events('fork-me');
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    await page.goto(`${url.href}#/run/fork-me`);
+    await page.locator('.state-revision').fill(String(at));
+    await page.locator('.fork-to').fill('page-fork');
+    await page.locator('.fork-run').click();
+    // The page goes to the new run: a fork of fork-me, paused where its parent is.
+    await page.locator('.fork-of[data-fork-of="fork-me"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('.fork-of').textContent()).toBe(`A fork of fork-me at revision ${at}`);
+    expect(await page.locator('h1').textContent()).toContain('page-fork');
+    const fork = await events('page-fork');
+    expect(fork.slice(0, at)).toEqual(parent.slice(0, at));
+    expect(fork).toHaveLength(at + 1);
+    expect(fork[at]).toMatchObject({ type: 'graph:run-forked', revision: at + 1, payload: { from: 'fork-me', at } });
+    await page.locator(`[data-answer="${POSITION}"] .answer-reject`).click();
+    await page.waitForFunction((head) => Number(document.querySelector<HTMLElement>('#app')?.dataset.revision) > head, at + 1, { timeout: 30_000 });
+    expect((await events('page-fork')).at(-1)).toMatchObject({ revision: at + 2, type: 'graph:node-resumed', payload: { position: POSITION, value: { approved: false } } });
+    expect(await events('fork-me')).toEqual(parent);
+    // A fork into a run that exists is refused on the page, nothing written.
+    await page.goto(`${url.href}#/run/fork-me`);
+    await page.waitForFunction(() => document.querySelector<HTMLElement>('#app')?.dataset.run === 'fork-me', undefined, { timeout: 30_000 });
+    await page.locator('.fork-to').fill('page-fork');
+    await page.locator('.fork-run').click();
+    await page.locator('.fork-status .problem', { hasText: 'RUN_EXISTS' }).waitFor({ timeout: 30_000 });
+    expect(await events('fork-me')).toEqual(parent);
     await page.close();
   });
 

@@ -55,9 +55,9 @@ export { parseRunStartedEvent, parseStoredDefinition, readRunDefinition, runStar
 export type { StoredRunDefinition } from './runStartedEvent.js';
 export { RunRecordFolder } from './runRecordFolder.js';
 export type { AttemptFailure, AttemptPause, FoldLookAhead, OpenAttempt, RecordedCancel, RecordedFailure, RecordedFork } from './runRecordFolder.js';
-export { MAX_FORK_DEPTH, parseRunForkedEvent, runForkedPayload } from './runForkedEvent.js';
+export { MAX_FORK_DEPTH, isRunForkedEvent, parseRunForkedEvent, runForkedPayload } from './runForkedEvent.js';
 export type { RunForked } from './runForkedEvent.js';
-export { forkDepth, runReader, runView } from './runView.js';
+export { forkDepth, forkOf, runReader, runView } from './runView.js';
 export type { RunEvent } from './runView.js';
 export { foldStream } from './foldStream.js';
 export type { FoldMoreStreamOptions, FoldNewStreamOptions, FoldStreamOptions } from './foldStream.js';

@@ -4,6 +4,7 @@ import type { EventRead, NewEvent, RunStorage, StoredEvent } from '@roundtable/s
 import { privateSlot } from '@roundtable/core';
 import { GraphExecutionError } from './graphExecutionError.js';
 import { MAX_FORK_DEPTH, isRunForkedEvent, parseRunForkedEvent } from './runForkedEvent.js';
+import type { RunForked } from './runForkedEvent.js';
 import type { RecordReader, RecordedEvent } from './recordedEvent.js';
 
 /**
@@ -210,6 +211,15 @@ function prefixMissing(runId: string, parent: string, at: number, found: number)
 export async function forkDepth(reader: RecordReader, runId: string): Promise<number | null> {
   const lineage = await new Lineages(storedReader(reader)).of(runId);
   return lineage === null ? null : lineage.depth;
+}
+
+/**
+ * The fork `runId` is, from its stream's first event as stored (`reader` may be a view), or null
+ * for a run that is not a fork or has no events. Reads one event.
+ */
+export async function forkOf(reader: RecordReader, runId: string): Promise<RunForked | null> {
+  for await (const event of storedReader(reader).read(runId)) return isRunForkedEvent(event) ? parseRunForkedEvent(event) : null;
+  return null;
 }
 
 /** `read` with `first`, taken from it already, handed back before the rest, on both paths. */

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { runView } from '@roundtable/graph';
 import { followStream } from '@roundtable/storage';
 import { formatRoomLine } from './formatRoomLine.js';
 import { RoomsError, roomsIo, roomsIoError } from './roomsError.js';
@@ -68,7 +69,9 @@ async function appendIfUnchanged(room: FollowedRoom, text: string): Promise<bool
  */
 export async function followTeamRooms(options: FollowTeamRoomsOptions): Promise<ProjectedRooms> {
   const directory = checkRoomsOptions(options);
-  const { storage, runId, signal } = options;
+  const { runId, signal } = options;
+  // A fork is followed as its run: the parent's prefix, then its own events, in run revisions.
+  const storage = runView(options.storage);
   if (!(signal instanceof AbortSignal)) throw new RoomsError('INVALID_ROOMS_OPTIONS', 'signal must be an AbortSignal: it is what ends the follow.');
   const folder = await foldTeamRun(storage, runId);
   const targets = roomTargets(folder, storage, runId, directory);

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { digest } from '@roundtable/core';
 import { compileGraph, runView, teamGraphType } from '@roundtable/graph';
 import { createMemoryStorage } from '@roundtable/storage-memory';
+import { isStorageError } from '@roundtable/storage';
 import type { NodeBinding } from './index.js';
-import { answerPause, createGraphExecutor, forkRun, isGraphExecutionError } from './index.js';
+import { answerPause, createGraphExecutor, forkRun, isGraphExecutionError, verifyForkPrefix } from './index.js';
 import { teamDefinition } from '@roundtable/test-utils';
 import { askTeam, compileSeed, readAll, seedNodes } from './__fixtures__/testTeams.js';
 
@@ -92,5 +93,30 @@ describe('forkRun', () => {
     expect(c.kind).toBe('pause');
     const starts = (await readAll(storage, 'ask-c')).filter((event) => event.type === 'graph:node-attempt-started');
     expect(starts.map((event) => (event.payload as { attempt: number }).attempt)).toEqual([2]);
+  });
+
+  it('verifyForkPrefix checks the digest of a fork and of each fork in its lineage, and names the fork and the parent when a parent changed under it', async () => {
+    const storage = createMemoryStorage();
+    const graph = compileSeed();
+    await (await createGraphExecutor({ runId: 'p', graph, storage, nodes: seedNodes })).run();
+    expect(await verifyForkPrefix({ storage, runId: 'p' })).toEqual([]);
+    await forkRun({ storage, from: 'p', at: 4, to: 'f1' });
+    await (await createGraphExecutor({ runId: 'f1', graph, storage, nodes: seedNodes })).run();
+    await forkRun({ storage, from: 'f1', at: 7, to: 'f2' });
+    expect(await verifyForkPrefix({ storage, runId: 'f2' })).toEqual([
+      { runId: 'f2', from: 'f1', at: 7 },
+      { runId: 'f1', from: 'p', at: 4 },
+    ]);
+    // The same fork events in a store whose 'p' is another run of the same team: each event
+    // checks and the fork folds, only the digest tells.
+    const other = createMemoryStorage();
+    await (await createGraphExecutor({ runId: 'p', graph, storage: other, nodes: seedNodes })).run();
+    const [forked] = await readAll(storage, 'f1');
+    const { eventId, type, version, timestamp, correlationId, causationId, payload } = forked!;
+    await other.append('f1', 0, [{ eventId, type, version, timestamp, correlationId, causationId, payload }]);
+    const error = await verifyForkPrefix({ storage: other, runId: 'f1' }).then(() => null, (thrown: unknown) => thrown);
+    expect(isStorageError(error, 'CORRUPT_EVENT_STREAM')).toBe(true);
+    expect((error as Error).message).toMatch(/^Run f1 is a fork of p at revision 4, but its parent changed under it: /);
+    expect((error as { details: unknown }).details).toMatchObject({ runId: 'f1', parent: 'p', at: 4, revision: 5, prefixDigest: (forked!.payload as { prefixDigest: string }).prefixDigest });
   });
 });

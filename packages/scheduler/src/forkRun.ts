@@ -6,6 +6,7 @@ import {
   RunRecordFolder,
   compileStoredDefinition,
   forkDepth,
+  forkOf,
   isGraphExecutionError,
   readRunDefinition,
   runForkedPayload,
@@ -13,7 +14,7 @@ import {
   teamGraphType,
 } from '@roundtable/graph';
 import type { GraphType, RunEvent } from '@roundtable/graph';
-import { assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
+import { StorageError, assertStreamId, checkedNewEvent, isStorageError } from '@roundtable/storage';
 import type { RunStorage, StoredEvent } from '@roundtable/storage';
 import { randomEventId } from './randomEventId.js';
 
@@ -95,6 +96,38 @@ async function foldPrefix(storage: RunStorage, runId: string, at: number, types:
     throw error;
   }
   return { definition: folder.definition!, digest: prefixDigest(events) };
+}
+
+/**
+ * Recomputes the `prefixDigest` of run `runId` if it is a fork, and of each fork in its lineage
+ * (SPEC 21: what `roundtable verify` checks). Resolves to the forks checked, the run's own first
+ * (empty for a run that is not a fork); a parent changed under a fork (an event edited, removed
+ * or added up to the fork point) is CORRUPT_EVENT_STREAM naming the fork and the parent, with the
+ * digests in `details`. Reads the prefix of each fork in the lineage.
+ */
+export async function verifyForkPrefix(options: { readonly storage: RunStorage; readonly runId: string }): Promise<readonly { readonly runId: string; readonly from: string; readonly at: number }[]> {
+  const view = runView(options.storage);
+  const checked: { runId: string; from: string; at: number }[] = [];
+  for (let runId: string | null = options.runId; runId !== null && checked.length <= MAX_FORK_DEPTH; ) {
+    const fork = await forkOf(options.storage, runId);
+    if (fork === null) break;
+    const { from, at, prefixDigest: recorded } = fork;
+    const events: StoredEvent[] = [];
+    for await (const event of view.read(from)) {
+      if (event.revision > at) break;
+      events.push(asStored(event));
+    }
+    const found = events.length === at ? prefixDigest(events) : null;
+    if (found !== recorded) {
+      const what = found === null ? `${from} now holds ${events.length} events up to the fork point ${at}` : `the digest of ${from}'s revisions 1..${at} is ${found}, not the ${recorded} the fork recorded`;
+      throw new StorageError('CORRUPT_EVENT_STREAM', `Run ${runId} is a fork of ${from} at revision ${at}, but its parent changed under it: ${what}.`, {
+        details: { runId, parent: from, at, prefixDigest: recorded, found, revision: at + 1 },
+      });
+    }
+    checked.push({ runId, from, at });
+    runId = from;
+  }
+  return checked;
 }
 
 /** A run event as its stream stores it: a fork's own events carry their stream revision. */

@@ -1,6 +1,6 @@
 export { answerPause } from './answerPause.js';
 export { cancelRun } from './cancelRun.js';
-export { forkRun, prefixDigest } from './forkRun.js';
+export { forkRun, prefixDigest, verifyForkPrefix } from './forkRun.js';
 export type { ForkRunOptions } from './forkRun.js';
 export type { CancelRunOptions } from './cancelRun.js';
 export type { AnswerPauseOptions } from './answerPause.js';

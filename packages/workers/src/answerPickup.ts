@@ -1,4 +1,5 @@
-import { GraphEventTypes } from '@roundtable/graph';
+import { GraphEventTypes, runView } from '@roundtable/graph';
+import type { RunStorage } from '@roundtable/storage';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 
 /** How many of a changed run's newest events are looked at for an answer. */
@@ -31,6 +32,8 @@ export interface AnswerPickup {
 export function startAnswerPickup(options: AnswerPickupOptions): AnswerPickup {
   const controller = new AbortController();
   const { storage, onError } = options;
+  // Runs are read as runs: a fork's answer to a pause of its parent's prefix is found, in run revisions.
+  const runs = runView(storage);
   const seen = new Map<string, number>();
   const done = (async () => {
     try {
@@ -38,7 +41,7 @@ export function startAnswerPickup(options: AnswerPickupOptions): AnswerPickup {
         const runIds = batch.all ? await everyStream(storage) : batch.streamIds;
         for (const runId of runIds) {
           if (controller.signal.aborted) return;
-          await lookAt(options, seen, runId).catch(onError);
+          await lookAt(options, runs, seen, runId).catch(onError);
         }
       }
     } catch (error) {
@@ -68,8 +71,7 @@ export const REMEMBERED_RUNS = 10_000;
  * answer among it. Never skipped because the pool's own executor folded the run: a step of
  * another position may have folded an answer that only this look queues.
  */
-async function lookAt(options: AnswerPickupOptions, seen: Map<string, number>, runId: string): Promise<void> {
-  const { storage } = options;
+async function lookAt(options: AnswerPickupOptions, storage: RunStorage, seen: Map<string, number>, runId: string): Promise<void> {
   // A run it knows is read on from where it left off; only a new one needs its head first.
   let from = seen.get(runId);
   if (from === undefined) {
@@ -103,7 +105,7 @@ async function lookAt(options: AnswerPickupOptions, seen: Map<string, number>, r
  * run that no attempt has started since, with the revision of the pause; none once the run is
  * cancelled.
  */
-async function unstartedAnswers(storage: PostgresStorage, runId: string): Promise<{ digest: string | null; answers: { position: string; pausedAt: number }[] }> {
+async function unstartedAnswers(storage: RunStorage, runId: string): Promise<{ digest: string | null; answers: { position: string; pausedAt: number }[] }> {
   const paused = new Map<string, number>();
   const answered = new Map<string, number>();
   let digest: string | null = null;

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RunStatuses, compileGraph, isGraphExecutionError, runStatusOf, teamGraphType } from '@roundtable/graph';
+import { RunStatuses, compileGraph, isGraphExecutionError, runStatusOf, runView, teamGraphType } from '@roundtable/graph';
 import { createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import { newEvent, readAll } from '@roundtable/test-utils';
 import type { TestDatabase } from '@roundtable/test-utils';
 import { DEFAULT_QUEUE_SCHEMA, createRunClient, createWorkerPool, isWorkersError, runStatus, submitRun } from './index.js';
 import type { RunClient, WorkerPool } from './index.js';
-import { answerPause } from '@roundtable/scheduler';
+import { answerPause, forkRun } from '@roundtable/scheduler';
 import { approvalTeamGraph } from '../test/__fixtures__/approvalTeam.mjs';
 import { workersTeamGraph, workersTeamNodes } from '../test/__fixtures__/team.mjs';
 import { attemptCounts, referenceRun, rejection, savedMessages, testDatabase } from '../test/__fixtures__/helpers.js';
@@ -184,6 +184,45 @@ describe('one pool', () => {
     await answerPause({ storage, runId: 'outside-answer', position: 'team/shipper/1', value: 'from outside', pausedAt: paused.revision });
     expect(await settled('outside-answer', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
     expect(runs).toEqual(['from outside']);
+  });
+
+  it('a fork of a paused run (SPEC 21) is answered otherwise than its parent: the pool picks up the fork\'s answer, in run revisions, and runs it once; the parent stays paused', async () => {
+    const graph = approvalTeamGraph();
+    const runs: unknown[] = [];
+    pools.push(await createWorkerPool({ connectionString: database.url, teams: { [graph.definition.digest]: { graph, nodes: shipperNodes(runs) } }, pollIntervalMs: 100 }));
+    await client.submitRun({ runId: 'fork-parent', graph });
+    expect((await settled('fork-parent')).kind).toBe('pause');
+    const parent = await readAll(storage, 'fork-parent');
+    const pausedAt = parent.findLast((event) => event.type === 'graph:node-paused')!.revision;
+    await forkRun({ storage, from: 'fork-parent', at: parent.length, to: 'fork-child' });
+    // The fork's stream holds one event; as a run, the pause is in its parent's prefix.
+    expect(await storage.head('fork-child')).toBe(1);
+    expect((await client.runStatus({ runId: 'fork-child' })).kind).toBe('pause');
+    await answerPause({ storage, runId: 'fork-child', position: 'team/shipper/1', value: 'in the fork', pausedAt });
+    expect(await settled('fork-child', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
+    expect(runs).toEqual(['in the fork']);
+    const child: { revision: number }[] = [];
+    for await (const event of runView(storage).read('fork-child')) child.push(event);
+    expect(child.map((event) => event.revision)).toEqual(child.map((_, index) => index + 1));
+    expect(await readAll(storage, 'fork-parent')).toEqual(parent);
+    expect((await client.runStatus({ runId: 'fork-parent' })).kind).toBe('pause');
+  });
+
+  it('submitRun of a fork forked at an attempt in flight queues its first step: the abandoned attempt runs again in the fork as attempt 2, and the fork completes', async () => {
+    await pool();
+    await client.submitRun({ runId: 'fork-source', graph: workersTeamGraph(TURNS) });
+    expect((await settled('fork-source')).kind).toBe('complete');
+    const source = await readAll(storage, 'fork-source');
+    const started = source.filter((event) => event.type === 'graph:node-attempt-started')[1]!;
+    const position = (started.payload as { position: string }).position;
+    await forkRun({ storage, from: 'fork-source', at: started.revision, to: 'fork-inflight' });
+    await client.submitRun({ runId: 'fork-inflight', graph: workersTeamGraph(TURNS) });
+    expect(await settled('fork-inflight', (kind) => kind === 'complete')).toMatchObject({ kind: 'complete' });
+    const fork: { type: string; revision: number; payload: unknown }[] = [];
+    for await (const event of runView(storage).read('fork-inflight')) fork.push(event);
+    const again = fork.filter((event) => event.revision > started.revision && event.type === 'graph:node-attempt-started' && (event.payload as { position: string }).position === position);
+    expect(again.map((event) => (event.payload as { attempt: number }).attempt)).toEqual([2]);
+    expect(await readAll(storage, 'fork-source')).toEqual(source);
   });
 
   it('an answer committed together with more events than a look at the newest ones covers is still run: the pool reads all that is new since it last looked', async () => {

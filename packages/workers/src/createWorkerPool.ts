@@ -1,3 +1,4 @@
+import { runView } from '@roundtable/graph';
 import { DEFAULT_SCHEMA, createPostgresStorage } from '@roundtable/storage-postgres';
 import type { PostgresStorage } from '@roundtable/storage-postgres';
 import type { GraphRunResult } from '@roundtable/scheduler';
@@ -87,7 +88,8 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
   });
   for (const name of teams.keys()) await queue.ensureQueue(name);
 
-  const executors = new RunExecutors(storage);
+  // Through the run view: a fork's head and revisions are run revisions, as its executor's are.
+  const executors = new RunExecutors(runView(storage));
   const counts = { jobs: 0, attemptsStarted: 0, outcomesRecorded: 0, refused: 0, leasesLost: 0, errors: 0 };
   let lastError: string | null = null;
   const running = new Set<Promise<void>>();

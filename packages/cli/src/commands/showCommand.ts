@@ -36,6 +36,8 @@ export function showText(report: RunReport, pauses: readonly OpenPause[] = []): 
   lines.push(
     `Run ${safe(report.runId)}: ${definition === null ? 'no definition' : `${safe(definition.kind)} ${safe(definition.id ?? '?')} (definition v${definition.definitionVersion ?? '?'}, type v${definition.typeVersion})`}, ${report.revision} events, ${report.turns} turns`,
   );
+  // The run's own fork last: "a fork of b at 12, which is a fork of a at 7".
+  if (report.forks.length > 0) lines.push(`A fork of ${[...report.forks].reverse().map((fork, index) => `${index === 0 ? '' : 'which is a fork of '}${safe(fork.from)} at revision ${fork.at}`).join(', ')}: revisions up to ${report.forks.at(-1)!.at} are the parent's.`);
   if (report.attempts.length > 0) {
     lines.push('');
     const rows = report.attempts.map((attempt) => [

@@ -1,3 +1,6 @@
+import { isRoundtableError } from '@roundtable/core';
+import { verifyForkPrefix } from '@roundtable/scheduler';
+import type { RunStorage } from '@roundtable/storage';
 import type { CliIo } from '../cliContext.js';
 import { ExitCodes, println, withStorage } from '../cliContext.js';
 import { CliError } from '../cliError.js';
@@ -21,9 +24,22 @@ export interface VerifyOptions extends FormatOptions {
   readonly all?: boolean;
 }
 
+/** The fork prefix check (`verifyForkPrefix`) as a problem of the run: CORRUPT_EVENT_STREAM naming the fork and the parent. */
+async function forkPrefixProblem(storage: RunStorage, runId: string): Promise<RecordProblem | null> {
+  try {
+    await verifyForkPrefix({ storage, runId });
+    return null;
+  } catch (error) {
+    if (!isRoundtableError(error)) throw error;
+    const revision = error.details?.revision;
+    return { revision: typeof revision === 'number' ? revision : 1, code: error.code, message: error.message };
+  }
+}
+
 /**
  * `roundtable verify [<runId>…|--all]`: reads each record through the adapter's damage checks
- * and folds it with the executor's strict fold. Exit 1 when any run has a problem.
+ * and folds it with the executor's strict fold; a fork's prefix digest is recomputed (a parent
+ * changed under it is CORRUPT_EVENT_STREAM). Exit 1 when any run has a problem.
  */
 export async function verifyCommand(io: CliIo, runIds: readonly string[], options: VerifyOptions): Promise<number> {
   const format = options.output ?? 'text';
@@ -45,6 +61,11 @@ export async function verifyCommand(io: CliIo, runIds: readonly string[], option
         if (inspector.damage !== null && inspector.damage !== report.problem) problems.push(inspector.damage);
         if (report.status.kind === 'unknown') {
           problems.push({ revision: 1, code: 'UNKNOWN_GRAPH_KIND', message: `No strict fold is known for ${report.definition?.kind} v${report.definition?.typeVersion}; the record was only read.` });
+        }
+        // A fork's record reads well even when its parent changed under it: only the digest tells.
+        if (problems.length === 0 && report.forks.length > 0) {
+          const problem = await forkPrefixProblem(storage, runId);
+          if (problem !== null) problems.push(problem);
         }
         const events = inspector.damage === null ? report.revision : inspector.damage.revision - 1;
         results.push({ runId, ok: problems.length === 0, events, problems });

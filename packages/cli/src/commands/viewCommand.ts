@@ -7,7 +7,7 @@ import type { ViewerActions } from '../view/viewerActions.js';
 
 export interface ViewOptions extends FormatOptions {
   readonly port?: number;
-  /** Let the page answer pauses and cancel runs (each POST with the token printed in the URL). */
+  /** Let the page answer pauses, cancel runs and fork them (each POST with the token printed in the URL). */
   readonly actions?: boolean;
 }
 
@@ -20,7 +20,7 @@ export async function viewCommand(io: CliIo, options: ViewOptions): Promise<numb
     const viewer = await startViewer({ storage, port: options.port ?? 0, ...(actions === undefined ? {} : { actions }) });
     // Closed whatever ends the wait, a closed stdout included: a server left open would keep the process alive.
     try {
-      println(io, `Roundtable viewer on ${viewer.url} (Ctrl-C to stop)${actions === undefined ? '' : '; it can answer and cancel: keep the URL to yourself'}`);
+      println(io, `Roundtable viewer on ${viewer.url} (Ctrl-C to stop)${actions === undefined ? '' : '; it can answer, cancel and fork: keep the URL to yourself'}`);
       if (!io.signal.aborted) await new Promise<void>((resolve) => io.signal.addEventListener('abort', () => resolve(), { once: true }));
     } finally {
       await viewer.close();

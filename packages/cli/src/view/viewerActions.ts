@@ -2,12 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Json } from '@roundtable/core';
 import { isRoundtableError } from '@roundtable/core';
-import { answerPause, cancelRun } from '@roundtable/scheduler';
+import { answerPause, cancelRun, forkRun } from '@roundtable/scheduler';
 import type { RunStorage } from '@roundtable/storage';
 import { CliError } from '../cliError.js';
+import { parseRunId } from '../optionValues.js';
 import { knownGraphTypeList } from '../graphTypes.js';
 
-/** What `roundtable view --actions` lets the page do: the same appends as `answer` and `cancel`. */
+/** What `roundtable view --actions` lets the page do: the same appends as `answer`, `cancel` and `fork`. */
 export interface ViewerActions {
   /** The random 128-bit token (32 hex digits) every POST must carry in `x-roundtable-token`. */
   readonly token: string;
@@ -36,7 +37,7 @@ export function actionStatus(error: unknown): number {
   if (error instanceof ActionRefused) return error.status;
   const code = isRoundtableError(error) ? error.code : '';
   if (code === 'RUN_NOT_FOUND') return 404;
-  if (code === 'STALE_ANSWER' || code === 'RUN_ENDED' || code === 'PROTOCOL' || code === 'REVISION_CONFLICT') return 409;
+  if (code === 'STALE_ANSWER' || code === 'RUN_ENDED' || code === 'PROTOCOL' || code === 'REVISION_CONFLICT' || code === 'RUN_EXISTS' || code === 'INVALID_FORK_POINT' || code === 'FORK_TOO_DEEP') return 409;
   if (code === 'USAGE' || code === 'INVALID_JSON_VALUE' || code === 'UNKNOWN_GRAPH_TYPE') return 400;
   return 500;
 }
@@ -95,4 +96,13 @@ export async function cancelAction(actions: ViewerActions, runId: string, body: 
   const { reason } = body;
   if (typeof reason !== 'string' || reason.length === 0 || reason.length > 1024) throw new CliError('USAGE', 'A cancel needs a reason of 1 to 1,024 characters.');
   return actions.forRun(runId, (storage) => cancelRun({ storage, runId, reason, types: knownGraphTypeList }));
+}
+
+/** `POST /api/runs/<runId>/fork` `{ at, to }`: forkRun at the revision the state view showed, into the new run `to`. */
+export async function forkAction(actions: ViewerActions, runId: string, body: Record<string, unknown>): Promise<{ runId: string; revision: number }> {
+  const { at, to } = body;
+  if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 1) throw new CliError('USAGE', 'A fork needs at: the run revision to go on from (a positive integer).');
+  if (typeof to !== 'string') throw new CliError('USAGE', 'A fork needs to: the new run\'s id.');
+  const newRunId = parseRunId(to);
+  return actions.forRun(runId, (storage) => forkRun({ storage, from: runId, at, to: newRunId, types: knownGraphTypeList }));
 }

@@ -148,6 +148,16 @@ function formatDuration(ms: number | null): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** A fork's lineage, each parent a link: its revisions up to the fork point are the parent's. */
+function forkLine(report: RunReport): Child {
+  if (report.forks.length === 0) return null;
+  const parts: Child[] = [];
+  [...report.forks].reverse().forEach((fork, index) => {
+    parts.push(index === 0 ? 'A fork of ' : ', which is a fork of ', el('a', { href: `#/run/${encodeURIComponent(fork.from)}` }, escapeField(fork.from)), ` at revision ${fork.at}`);
+  });
+  return el('p', { className: 'fork-of', 'data-fork-of': report.forks.at(-1)!.from }, ...parts);
+}
+
 function stopLive(): void {
   liveSource?.close();
   liveSource = null;
@@ -257,9 +267,25 @@ function eventsSection(events: EventsResponse): Child {
   ];
 }
 
-function stateSection(runId: string, head: number): HTMLElement {
+/** Fork at the revision the state form names, into a new run (the page then shows it): one `graph:run-forked`. */
+function forkForm(runId: string, revision: HTMLInputElement): HTMLElement {
+  const status = el('span', { className: 'fork-status' });
+  const to = el('input', { type: 'text', className: 'fork-to mono', placeholder: 'new run id', 'aria-label': 'fork run id' }) as HTMLInputElement;
+  const fork = async () => {
+    try {
+      const written = await post<{ runId: string; revision: number }>(`/api/runs/${encodeURIComponent(runId)}/fork`, { at: Number(revision.value) || 0, to: to.value });
+      setChildren(status, `Forked: wrote revision ${written.revision} of ${escapeField(written.runId)}.`);
+      location.hash = `#/run/${encodeURIComponent(written.runId)}`;
+    } catch (error) {
+      setChildren(status, problemBox(error instanceof ApiError ? error.code : 'ERROR', error instanceof Error ? error.message : String(error)));
+    }
+  };
+  return el('div', { className: 'fork-form' }, 'Fork after this revision into ', to, ' ', el('button', { type: 'button', className: 'fork-run', onclick: () => void fork() }, 'Fork'), ' ', status);
+}
+
+function stateSection(runId: string, head: number, actions: boolean): HTMLElement {
   const output = el('div', { className: 'state-output' });
-  const input = el('input', { type: 'number', min: 1, max: head, value: head, 'aria-label': 'revision' }) as HTMLInputElement;
+  const input = el('input', { type: 'number', className: 'state-revision', min: 1, max: head, value: head, 'aria-label': 'revision' }) as HTMLInputElement;
   const show = async () => {
     const state = await api<StateResponse>(`/api/runs/${encodeURIComponent(runId)}/state?revision=${Number(input.value) || 0}`);
     if (state.members === null || state.messages === null) {
@@ -289,7 +315,7 @@ function stateSection(runId: string, head: number): HTMLElement {
   };
   const button = el('button', { type: 'button' }, 'Show');
   button.addEventListener('click', () => void show().catch(showError));
-  return el('div', null, el('div', { className: 'state-form' }, el('label', null, 'State after revision ', input), button), output);
+  return el('div', null, el('div', { className: 'state-form' }, el('label', null, 'State after revision ', input), button), actions ? forkForm(runId, input) : null, output);
 }
 
 async function renderRun(runId: string): Promise<void> {
@@ -301,7 +327,10 @@ async function renderRun(runId: string): Promise<void> {
   const scroll = window.scrollY;
   // What a person is typing survives the live re-render that each new event brings.
   const typed = new Map<string, string>();
-  for (const field of app.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('.answer-value, .cancel-reason')) typed.set(field.getAttribute('aria-label') ?? '', field.value);
+  for (const field of app.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('.answer-value, .cancel-reason, .fork-to, .state-revision')) {
+    // Only what was typed on this run's page: a revision left at the head follows the head.
+    if (app.dataset.run === runId && field.value !== field.defaultValue) typed.set(field.getAttribute('aria-label') ?? '', field.value);
+  }
   setChildren(
     app,
     el('p', null, el('a', { href: '#/' }, '← all runs')),
@@ -313,6 +342,7 @@ async function renderRun(runId: string): Promise<void> {
         ? `${report.revision} events`
         : `${escapeField(definition.kind)} ${escapeField(definition.id ?? '')} · definition v${definition.definitionVersion ?? '?'} · ${report.revision} events · ${report.turns} turns`,
     ),
+    forkLine(report),
     report.problem === null ? null : problemBox(report.problem.code, report.problem.message, report.problem.revision),
     el('h2', null, 'Lanes'),
     lanes(report),
@@ -322,13 +352,17 @@ async function renderRun(runId: string): Promise<void> {
     el('h2', null, 'Rooms'),
     roomsSection(rooms),
     el('h2', null, 'State'),
-    stateSection(runId, report.revision),
+    stateSection(runId, report.revision, actions),
     el('h2', null, 'Events'),
     eventsSection(events),
   );
-  for (const field of app.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('.answer-value, .cancel-reason')) field.value = typed.get(field.getAttribute('aria-label') ?? '') ?? '';
+  for (const field of app.querySelectorAll<HTMLTextAreaElement | HTMLInputElement>('.answer-value, .cancel-reason, .fork-to, .state-revision')) {
+    const value = typed.get(field.getAttribute('aria-label') ?? '');
+    if (value !== undefined) field.value = value;
+  }
   window.scrollTo(0, scroll);
   app.dataset.revision = String(report.revision);
+  app.dataset.run = runId;
   if (liveSource === null && report.problem === null) startLive(runId, report.revision);
 }
 
@@ -358,7 +392,7 @@ function route(): void {
 }
 
 void actionsOn.then((on) => {
-  if (on) document.querySelector('.subtitle')!.textContent = 'run viewer (answers and cancels on)';
+  if (on) document.querySelector('.subtitle')!.textContent = 'run viewer (answers, cancels and forks on)';
 });
 window.addEventListener('hashchange', route);
 route();

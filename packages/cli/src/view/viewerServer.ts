@@ -14,7 +14,7 @@ import { printableJson } from '../printable.js';
 import { readRun, requireRunHead } from '../readRun.js';
 import { RunInspector } from '../runInspector.js';
 import { openPauses } from '../openPauses.js';
-import { ActionRefused, actionStatus, answerAction, cancelAction, checkActionRequest, readActionBody } from './viewerActions.js';
+import { ActionRefused, actionStatus, answerAction, cancelAction, checkActionRequest, forkAction, readActionBody } from './viewerActions.js';
 import type { ViewerActions } from './viewerActions.js';
 import type { EventsResponse, RoomsResponse, StateResponse } from './viewerApi.js';
 
@@ -188,7 +188,7 @@ function live(storage: RunStorage, runId: string, after: number, request: Incomi
   })();
 }
 
-/** A POST of `--actions`: answer or cancel (fork comes with SPEC 21's forkRun), after the origin, token and body checks. */
+/** A POST of `--actions`: answer, cancel or fork, after the origin, token and body checks. */
 async function act(actions: ViewerActions, request: IncomingMessage, response: ServerResponse, url: URL, port: number): Promise<void> {
   const match = /^\/api\/runs\/([^/]+)\/(answer|cancel|fork)$/.exec(url.pathname);
   if (match === null) throw new ActionRefused(404, 'NOT_FOUND', `No action at ${url.pathname}: POST /api/runs/<runId>/answer, /cancel or /fork.`);
@@ -197,7 +197,7 @@ async function act(actions: ViewerActions, request: IncomingMessage, response: S
   const runId = runIdSegment(match[1]!);
   if (match[2] === 'answer') sendJson(response, 200, await answerAction(actions, runId, body));
   else if (match[2] === 'cancel') sendJson(response, 200, await cancelAction(actions, runId, body));
-  else throw new ActionRefused(501, 'FORK_UNAVAILABLE', 'Forking a run comes with roundtable fork (SPEC 21), which this version does not have yet.');
+  else sendJson(response, 200, await forkAction(actions, runId, body));
 }
 
 async function route(storage: RunStorage, request: IncomingMessage, response: ServerResponse, url: URL, closing: AbortSignal, actionsOn: boolean): Promise<void> {
@@ -255,7 +255,7 @@ async function route(storage: RunStorage, request: IncomingMessage, response: Se
  * `storage`, plus server-sent events fed by `followStream` for live updates. Requests whose
  * Host is not 127.0.0.1 or localhost (with this port) are refused (DNS rebinding), as is every
  * method but GET and HEAD. Without `actions` nothing it does appends to a record; with them the
- * POSTs of `viewerActions.ts` answer and cancel (origin, token and size checked).
+ * POSTs of `viewerActions.ts` answer, cancel and fork (origin, token and size checked).
  */
 export async function startViewer(options: ViewerOptions): Promise<RunningViewer> {
   const { storage } = options;
@@ -282,7 +282,7 @@ export async function startViewer(options: ViewerOptions): Promise<RunningViewer
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', options.actions === undefined ? 'GET, HEAD' : 'GET, HEAD, POST');
-      sendJson(response, 405, { error: { code: 'READ_ONLY', message: options.actions === undefined ? 'The viewer is read-only: start it with roundtable view --actions to answer and cancel from the page.' : 'Only GET, HEAD and the POST actions are served.' } });
+      sendJson(response, 405, { error: { code: 'READ_ONLY', message: options.actions === undefined ? 'The viewer is read-only: start it with roundtable view --actions to answer, cancel and fork from the page.' : 'Only GET, HEAD and the POST actions are served.' } });
       return;
     }
     Promise.resolve()

@@ -1,6 +1,7 @@
 // Writes a real run record with the real executor, for the CLI's tests (run as a child process).
 // Usage: node writeRecord.mjs <fs|sqlite|postgres> <path or connection string> <runId> <scenario> [namespace]
 //   seed     the demo's conversation: writer, reviewer, writer; complete (3 turns)
+//   reject   as seed, but the reviewer rejects (run on a fork of a seed run, it runs what the fork left)
 //   paused   the reviewer's decideAction waits for approval: paused
 //   failed   the reviewer throws: failed TEAM_NODE_FAILED
 //   waiting  the reviewer's attempt starts and never ends; prints "in-attempt" (the test SIGKILLs it)
@@ -48,6 +49,7 @@ const given = [];
 const reply = () => ({ summary: 'Reviewed.', posts: [{ roomId: 'review', text: 'Approved: ship it.', mentions: ['writer'] }] });
 const reviewers = {
   seed: reply,
+  reject: () => ({ summary: 'Rejected.', posts: [{ roomId: 'review', text: 'Rejected: the tests fail.', mentions: ['writer'] }] }),
   long: reply,
   hostile: reply,
   failed: () => {
