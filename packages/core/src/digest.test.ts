@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { canonicalJson, digest, sha256Hex, utf8ByteLength, utf8Encode } from './index.js';
+import { portableSha256Hex } from './sha256Hex.js';
 
 describe('digest', () => {
   it('is sha256 of the canonical JSON bytes', () => {
@@ -18,8 +19,15 @@ describe('digest', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
         expect(sha256Hex(bytes)).toBe(createHash('sha256').update(bytes).digest('hex'));
+        // The plain TypeScript one (where the host gives none) is the same function.
+        expect(portableSha256Hex(bytes)).toBe(createHash('sha256').update(bytes).digest('hex'));
       }),
     );
+    // Lengths around the 64-byte block and its 55/56-byte padding edge, and one of several blocks.
+    for (const length of [0, 55, 56, 63, 64, 65, 119, 120, 1000, 100_000]) {
+      const bytes = Uint8Array.from({ length }, (_, index) => (index * 31 + 7) & 0xff);
+      expect(portableSha256Hex(bytes), String(length)).toBe(createHash('sha256').update(bytes).digest('hex'));
+    }
   });
 
   it('counts UTF-8 bytes like TextEncoder (property)', () => {

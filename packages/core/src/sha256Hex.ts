@@ -1,5 +1,8 @@
-// SHA-256 (FIPS 180-4) in plain TypeScript: the pure packages may not import `node:crypto`,
-// and `crypto.subtle` is asynchronous, while a digest is needed synchronously.
+// SHA-256 (FIPS 180-4): the host's own when it gives one synchronously (Node's `node:crypto`,
+// reached through `process.getBuiltinModule`, so nothing here imports a Node module), else in
+// plain TypeScript: the pure packages may not import `node:crypto`, and `crypto.subtle` is
+// asynchronous, while a digest is needed synchronously. Both give the same digest; the host's is
+// about 40 times faster (a fork digests its whole prefix).
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
   0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -13,8 +16,32 @@ const K = new Uint32Array([
 
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n));
 
+interface HostHash {
+  update(bytes: Uint8Array): HostHash;
+  digest(encoding: 'hex'): string;
+}
+
+/** The host's synchronous SHA-256, or null (a browser, a runtime without `getBuiltinModule`). */
+function hostSha256(): ((bytes: Uint8Array) => string) | null {
+  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const crypto = host?.getBuiltinModule?.('node:crypto') as { createHash?: (algorithm: string) => HostHash } | undefined;
+    const createHash = crypto?.createHash;
+    return typeof createHash === 'function' ? (bytes) => createHash('sha256').update(bytes).digest('hex') : null;
+  } catch {
+    return null;
+  }
+}
+
+const host = hostSha256();
+
 /** The SHA-256 of `bytes` as 64 lowercase hex digits. */
 export function sha256Hex(bytes: Uint8Array): string {
+  return host === null ? portableSha256Hex(bytes) : host(bytes);
+}
+
+/** `sha256Hex` in plain TypeScript, whatever the host: what runs where the host gives no SHA-256. */
+export function portableSha256Hex(bytes: Uint8Array): string {
   const bitLength = bytes.length * 8;
   const paddedLength = Math.ceil((bytes.length + 9) / 64) * 64;
   const padded = new Uint8Array(paddedLength);
